@@ -1,0 +1,102 @@
+"""Spouts: synchronous components that emit on demand."""
+
+import collections
+import traceback
+
+from .component import Component
+from .protocol import HostGone
+
+__all__ = ["Spout"]
+
+_HOOK_NAMES = {"next": "next_tuple()", "ack": "ack()", "fail": "fail()",
+               "activate": "activate()", "deactivate": "deactivate()"}
+
+
+class Spout(Component):
+    """Answers each host command (next, ack, fail, activate, deactivate) by running the
+    matching hook and then sending exactly one ``sync``. An exception in a hook is reported
+    as an error and the spout keeps running."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._deferred = collections.deque()  # commands read while awaiting a task-id reply
+
+    # ----------------------------------------------------------------- hooks
+    def next_tuple(self):
+        """Emit zero or more tuples. Called for each ``next`` command."""
+
+    def ack(self, tup_id):
+        """The tuple tree of the tuple emitted with ``tup_id`` completed."""
+
+    def fail(self, tup_id):
+        """The tuple emitted with ``tup_id`` failed or timed out."""
+
+    def activate(self):
+        """The topology was activated."""
+
+    def deactivate(self):
+        """The topology was deactivated: ``next`` will not be sent until reactivated."""
+
+    # ----------------------------------------------------------------- public API
+    def emit(self, values, tup_id=None, stream=None, direct_task=None, need_task_ids=True):
+        """Emits ``values`` (a list) on ``stream`` (default "default").
+
+        ``tup_id``: the message id (any JSON value) echoed back in ``ack``/``fail``; None
+        emits an unreliable tuple. ``direct_task``: emit directly to that task. Returns the
+        receiving task ids, or None for a direct emit or when ``need_task_ids`` is false.
+        """
+        message = self._emit_message(values, stream, direct_task, need_task_ids)
+        if tup_id is not None:
+            message["id"] = tup_id
+        return self._send_emit(message)
+
+    # ----------------------------------------------------------------- the loop
+    def _loop(self):
+        handlers = {
+            "next": lambda message: self._on_next(),
+            "ack": lambda message: self._on_ack(message.get("id")),
+            "fail": lambda message: self._on_fail(message.get("id")),
+            "activate": lambda message: self.activate(),
+            "deactivate": lambda message: self.deactivate(),
+        }
+        while True:
+            message = self._deferred.popleft() if self._deferred else self._reader.read_message()
+            if message is None:
+                return
+            if isinstance(message, list):
+                self.log("ignoring a task-id reply no emit was waiting for: %r" % (message,),
+                         "warn")
+                continue
+            if message.get("stream") == "__heartbeat":
+                self._send({"command": "sync"})
+                continue
+            command = message.get("command")
+            handler = handlers.get(command)
+            if handler is None:
+                self.log("ignoring unknown command %r" % (command,), "warn")
+            else:
+                try:
+                    handler(message)
+                except Exception:
+                    self.report_error("%s failed:\n%s" % (_HOOK_NAMES[command],
+                                                          traceback.format_exc()))
+            self._send({"command": "sync"})
+
+    def _on_next(self):
+        self.next_tuple()
+
+    def _on_ack(self, tup_id):
+        self.ack(tup_id)
+
+    def _on_fail(self, tup_id):
+        self.fail(tup_id)
+
+    def _await_task_ids(self):
+        # The host writes the reply right after the emit; anything else is kept for later.
+        while True:
+            message = self._reader.read_message()
+            if message is None:
+                raise HostGone("host closed the component's stdin")
+            if isinstance(message, list):
+                return [int(task) for task in message]
+            self._deferred.append(message)

@@ -1,0 +1,141 @@
+"""In-process tests of the framing layer and the print-to-log stream."""
+
+import io
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "adapters", "python"))
+
+from sparse_multilang.logs import log_level_number  # noqa: E402
+from sparse_multilang.protocol import (MessageReader, MessageWriter,  # noqa: E402
+                                       ProtocolError, encode_message)
+from sparse_multilang.stdio import PrintToLog  # noqa: E402
+
+
+class Trickle(io.RawIOBase):
+    """A stream that returns at most ``step`` bytes per read, to split input anywhere."""
+
+    def __init__(self, data, step=1):
+        self._data = data
+        self._step = step
+
+    def readable(self):
+        return True
+
+    def read1(self, size=-1):
+        chunk, self._data = self._data[:self._step], self._data[self._step:]
+        return chunk
+
+    read = read1
+
+
+def reader(data, step=None):
+    return MessageReader(Trickle(data, step) if step else io.BytesIO(data))
+
+
+def read_all(data, step=None):
+    r = reader(data, step)
+    messages = []
+    while True:
+        message = r.read_message()
+        if message is None:
+            return messages
+        messages.append(message)
+
+
+class ReaderTest(unittest.TestCase):
+    def test_all_line_endings(self):
+        data = b'{"a": 1}\nend\n{"b": 2}\r\nend\r\n{"c": 3}\rend\r[4]\nend\n'
+        expected = [{"a": 1}, {"b": 2}, {"c": 3}, [4]]
+        for step in (None, 1, 2, 3):
+            with self.subTest(step=step):
+                self.assertEqual(read_all(data, step), expected)
+
+    def test_crlf_split_across_reads_is_one_terminator(self):
+        # The '\r' ends a read, the '\n' comes with the next one: no empty line in between.
+        r = reader(b"abc\r\ndef\r\n", step=4)
+        self.assertEqual([r.read_line(), r.read_line(), r.read_line()], [b"abc", b"def", None])
+
+    def test_bare_cr_then_empty_line(self):
+        r = reader(b"a\r\rb\n")
+        self.assertEqual([r.read_line(), r.read_line(), r.read_line()], [b"a", b"", b"b"])
+
+    def test_message_spanning_lines(self):
+        data = b'{\r\n  "id": "7",\r\n  "tuple": [\r\n    "x",\n "y"\r]\n}\nend\n'
+        for step in (None, 1, 5):
+            with self.subTest(step=step):
+                self.assertEqual(read_all(data, step), [{"id": "7", "tuple": ["x", "y"]}])
+
+    def test_end_with_trailing_space_is_not_a_terminator(self):
+        r = reader(b'[1,\nend \n2]\nend\n')
+        self.assertEqual(r.read_frame(), b'[1,\nend \n2]')
+        self.assertIsNone(r.read_frame())
+        r = reader(b' end\n[1]\nend\n')
+        self.assertEqual(r.read_frame(), b' end\n[1]')
+
+    def test_blank_frames_are_skipped(self):
+        self.assertEqual(read_all(b'end\n\n  \nend\n[1]\nend\n'), [[1]])
+
+    def test_eof_inside_a_message_is_end_of_input(self):
+        self.assertEqual(read_all(b'[1]\nend\n{"partial": '), [[1]])
+        self.assertEqual(read_all(b''), [])
+
+    def test_utf8(self):
+        data = '{"w": "naïve ☃ 😀"}\nend\n'.encode("utf-8")
+        self.assertEqual(read_all(data, 1), [{"w": "naïve ☃ 😀"}])
+
+    def test_malformed_messages(self):
+        for data in (b'not json\nend\n', b'"a string"\nend\n', b'\xff\xfe\nend\n'):
+            with self.subTest(data=data):
+                with self.assertRaises(ProtocolError):
+                    reader(data).read_message()
+
+
+class WriterTest(unittest.TestCase):
+    def test_encoding_is_ascii_json_then_end(self):
+        data = encode_message({"command": "emit", "tuple": ["é", 1, None, True]})
+        self.assertTrue(data.endswith(b"\nend\n"))
+        self.assertEqual(data.count(b"\n"), 2)
+        data.decode("ascii")
+        self.assertEqual(read_all(data), [{"command": "emit", "tuple": ["é", 1, None, True]}])
+
+    def test_nan_is_refused(self):
+        with self.assertRaises(ValueError):
+            encode_message({"tuple": [float("nan")]})
+
+    def test_writer_flushes_each_message(self):
+        out = io.BytesIO()
+        MessageWriter(out).send({"command": "sync"})
+        self.assertEqual(out.getvalue(), b'{"command":"sync"}\nend\n')
+
+
+class PrintToLogTest(unittest.TestCase):
+    def test_lines_are_delivered_whole_and_held_until_attached(self):
+        stream = PrintToLog()
+        lines = []
+        print("before", file=stream)
+        print("a", "b", file=stream, end="")
+        stream.attach(lines.append)
+        self.assertEqual(lines, ["before"])
+        print(" c\r\n\nd", file=stream)
+        stream.write("tail")
+        self.assertEqual(lines, ["before", "a b c", "d"])
+        stream.flush()
+        self.assertEqual(lines, ["before", "a b c", "d", "tail"])
+
+
+class LogLevelTest(unittest.TestCase):
+    def test_names_and_ints(self):
+        self.assertEqual([log_level_number(x) for x in ("trace", "DEBUG", "info", "Warn",
+                                                         "warning", "error", 0, 4)],
+                         [0, 1, 2, 3, 3, 4, 0, 4])
+        for bad in ("loud", 5, -1, True, 2.0):
+            with self.subTest(level=bad):
+                with self.assertRaises((ValueError, TypeError)):
+                    log_level_number(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
