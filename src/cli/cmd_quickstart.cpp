@@ -1,0 +1,98 @@
+// `sparse quickstart NAME`: writes a new project from the installed templates.
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/paths.hpp"
+
+namespace sparse::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct QuickstartArgs {
+  std::string name;
+  std::string lang = "python";
+  std::string dir;
+};
+
+std::string Substitute(std::string text, const std::string& name) {
+  const std::string key = "{{name}}";
+  for (auto pos = text.find(key); pos != std::string::npos;
+       pos = text.find(key, pos + name.size())) {
+    text.replace(pos, key.size(), name);
+  }
+  return text;
+}
+
+int Quickstart(const QuickstartArgs& args) {
+  static const std::regex kSafe("^[A-Za-z][A-Za-z0-9_-]{0,63}$");
+  if (!std::regex_match(args.name, kSafe)) {
+    std::cerr << "sparse: error: `" << args.name
+              << "` is not a safe project name: use a letter, then letters, digits, '-' or '_' "
+                 "(at most 64 characters)\n";
+    return exit_code::kError;
+  }
+  const fs::path templ = TemplatesDir() / "quickstart" / args.lang;
+  std::error_code ec;
+  if (!fs::is_directory(templ, ec)) {
+    std::string langs;
+    for (const auto& e : fs::directory_iterator(TemplatesDir() / "quickstart", ec)) {
+      langs += (langs.empty() ? "" : ", ") + e.path().filename().string();
+    }
+    std::cerr << "sparse: error: no quickstart template for language `" << args.lang
+              << "` (available: " << langs << ")\n";
+    return exit_code::kError;
+  }
+  const fs::path dest = fs::path(args.dir.empty() ? "." : args.dir) / args.name;
+  if (fs::exists(dest, ec)) {
+    std::cerr << "sparse: error: " << dest.string() << " already exists; not overwriting it\n";
+    return exit_code::kError;
+  }
+  std::vector<fs::path> written;
+  for (auto it = fs::recursive_directory_iterator(templ); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path rel = fs::relative(it->path(), templ);
+    if (rel.filename() == "__pycache__") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    fs::path out = dest / rel;
+    // Dotfiles are stored without their dot so packaging tools do not skip them.
+    if (rel.filename() == "gitignore") out = out.parent_path() / ".gitignore";
+    if (it->is_directory()) {
+      fs::create_directories(out);
+      continue;
+    }
+    fs::create_directories(out.parent_path());
+    std::ifstream in(it->path(), std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::ofstream(out, std::ios::binary) << Substitute(buf.str(), args.name);
+    fs::permissions(out, fs::status(it->path()).permissions(), ec);
+    written.push_back(fs::relative(out, dest));
+  }
+  std::sort(written.begin(), written.end());
+  std::cerr << "created project " << args.name << " in " << dest.string() << ":\n";
+  for (const auto& w : written) std::cout << "  " << w.string() << "\n";
+  std::cerr << "next:\n  cd " << dest.string() << " && sparse run\n";
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+void RegisterQuickstart(CLI::App& app, Action& action) {
+  auto args = std::make_shared<QuickstartArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("quickstart", "Create a new project with a word count topology");
+  cmd->footer("Example:\n  sparse quickstart wordcount && cd wordcount && sparse run");
+  cmd->add_option("name", args->name, "Project name (also its folder name)")->required();
+  cmd->add_option("--lang", args->lang, "Language of the components (python, or cpp if installed)");
+  cmd->add_option("--dir", args->dir, "Create the project inside this folder (default: .)");
+  cmd->callback([args, &action] { action = [args] { return Quickstart(*args); }; });
+}
+
+}  // namespace sparse::cli

@@ -1,0 +1,156 @@
+// `sparse run [TOPOLOGY]`: validate, start every task, show progress and live status, drain on
+// Ctrl-C or time limit, and print a table per component at the end.
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/console.hpp"
+#include "cli/paths.hpp"
+#include "cli/project.hpp"
+#include "runtime/config.hpp"
+#include "runtime/local_cluster.hpp"
+#include "runtime/plan.hpp"
+#include "runtime/topology_loader.hpp"
+#include "runtime/validate.hpp"
+
+namespace sparse::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunArgs {
+  std::optional<std::string> topology;
+  double seconds = 0;
+  std::vector<std::string> options;
+  bool debug = false;
+  double stop_when_idle = 0;
+  double wait = -1;
+  std::string log_dir;
+  std::string stats_json;
+};
+
+int PrintTopologyErrors(const runtime::TopologyError& e) {
+  const Style style = Style::ForStderr();
+  std::cerr << style.Paint("invalid topology:", "31") << "\n";
+  for (const auto& d : e.diagnostics()) std::cerr << "  " << d.ToString() << "\n";
+  return exit_code::kInvalidTopology;
+}
+
+int RunTopology(const RunArgs& args) {
+  const auto project = FindProject(fs::current_path());
+  fs::path file;
+  if (args.topology || project) {
+    file = ResolveTopology(args.topology, project);
+  } else {
+    file = ResolveTopology(std::nullopt, project);
+  }
+
+  nlohmann::json overrides = nlohmann::json::object();
+  for (const auto& o : args.options) {
+    auto kv = runtime::ParseOverride(o);
+    if (!kv) {
+      std::cerr << "sparse: error: -o expects key=value, got `" << o << "`\n";
+      return exit_code::kError;
+    }
+    overrides[kv->first] = kv->second;
+  }
+  if (args.debug) overrides[runtime::keys::kDebug] = true;
+
+  runtime::Topology topology;
+  try {
+    topology = runtime::LoadTopology(file);
+    runtime::ValidateOrThrow(topology);
+  } catch (const runtime::TopologyError& e) {
+    return PrintTopologyErrors(e);
+  }
+  const runtime::Plan plan = runtime::MakePlan(topology, overrides);
+
+  runtime::ClusterOptions options;
+  char pid_template[] = "/tmp/sparse-run-XXXXXX";
+  if (!::mkdtemp(pid_template)) {
+    std::cerr << "sparse: error: cannot create a temporary directory\n";
+    return exit_code::kError;
+  }
+  const fs::path run_dir = pid_template;
+  options.task.pid_root = (run_dir / "pids").string();
+  options.task.working_dir = topology.resources_dir;
+  std::string pythonpath = PythonAdapterDir().string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
+    pythonpath += ":" + std::string(existing);
+  }
+  options.task.env_overrides["PYTHONPATH"] = pythonpath;
+  // Python children print tracebacks promptly and never buffer the protocol pipe.
+  options.task.env_overrides["PYTHONUNBUFFERED"] = "1";
+  if (!args.log_dir.empty()) {
+    options.log_dir = args.log_dir;
+  } else {
+    options.log_dir = (project ? project->root : file.parent_path()) / "logs";
+  }
+  if (args.seconds > 0) {
+    options.run_for = std::chrono::milliseconds(static_cast<std::int64_t>(args.seconds * 1000));
+  }
+  if (args.stop_when_idle > 0) {
+    options.stop_when_idle =
+        std::chrono::milliseconds(static_cast<std::int64_t>(args.stop_when_idle * 1000));
+  }
+  if (args.wait >= 0) {
+    options.drain_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.wait * 1000));
+  }
+
+  const Style style = Style::ForStderr();
+  ConsoleObserver console(topology.name, args.debug, style);
+  std::cerr << "topology " << topology.name << " from " << file.string() << " (" << plan.num_tasks()
+            << " tasks; logs in " << options.log_dir.string() << ")\n";
+  runtime::LocalCluster cluster(plan, std::move(options), &console);
+  const runtime::RunStatus status = cluster.Run();
+
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  PrintSummary(std::cout, console.last());
+  std::cout.flush();
+  if (!args.stats_json.empty()) {
+    std::ofstream(args.stats_json) << SnapshotJson(console.last(), topology.name) << "\n";
+  }
+  switch (status) {
+    case runtime::RunStatus::kOk:
+      return exit_code::kOk;
+    case runtime::RunStatus::kStartFailed:
+      return exit_code::kStartFailed;
+    case runtime::RunStatus::kFailed:
+      return exit_code::kRuntimeFailed;
+    case runtime::RunStatus::kForced:
+      return exit_code::kForced;
+  }
+  return exit_code::kError;
+}
+
+}  // namespace
+
+void RegisterRun(CLI::App& app, Action& action) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a topology on this machine");
+  cmd->footer(R"(Examples:
+  sparse run                      the project's topology (inside a project)
+  sparse run wordcount -t 30      a named project topology, for 30 seconds
+  sparse run path/to/flux.yaml -o topology.max.spout.pending=100 -o topology.debug=true)");
+  cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
+  cmd->add_option("-t,--time", args->seconds, "Stop (draining) after this many seconds");
+  cmd->add_option("-o,--option", args->options,
+                  "Override a config key for every component: key=value (value parsed as YAML)");
+  cmd->add_flag("--debug", args->debug, "Show debug logs; sets topology.debug=true");
+  cmd->add_option("--stop-when-idle", args->stop_when_idle,
+                  "Stop once nothing has been emitted or acked for this many seconds and no "
+                  "tuple is pending");
+  cmd->add_option("--wait", args->wait,
+                  "Seconds to let in-flight tuples finish when stopping (default: "
+                  "topology.message.timeout.secs)");
+  cmd->add_option("--log-dir", args->log_dir, "Where per-component logs go (default: logs/)");
+  cmd->add_option("--stats-json", args->stats_json, "Write the final statistics as JSON to FILE");
+  cmd->callback([args, &action] { action = [args] { return RunTopology(*args); }; });
+}
+
+}  // namespace sparse::cli

@@ -1,0 +1,11 @@
+// Subcommands of other subsystems hook in here, so app.cpp stays the same as they are added.
+#include "cli/commands.hpp"
+
+namespace sparse::cli {
+
+void RegisterExtraCommands(CLI::App& app, Action& action) {
+  (void)app;
+  (void)action;
+}
+
+}  // namespace sparse::cli

@@ -1,0 +1,297 @@
+#include "multilang/shell_process.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <cstring>
+
+namespace sparse::multilang {
+
+namespace bp = boost::process;
+namespace asio = boost::asio;
+
+std::string ExitStatus::Describe() const {
+  if (signaled) {
+    const char* name = ::strsignal(code);
+    return "killed by signal " + std::to_string(code) +
+           (name ? std::string(" (") + name + ")" : "");
+  }
+  return "exited with code " + std::to_string(code);
+}
+
+struct ShellProcess::Impl {
+  explicit Impl(asio::io_context& io) : in(io), out(io), err(io), poll(io) {}
+  bp::async_pipe in;
+  bp::async_pipe out;
+  bp::async_pipe err;
+  asio::steady_timer poll;
+  std::array<char, 64 * 1024> out_buf{};
+  std::array<char, 16 * 1024> err_buf{};
+};
+
+ShellProcess::ShellProcess(asio::io_context& io, ProcessOptions options, Callbacks callbacks)
+    : io_(io),
+      options_(std::move(options)),
+      callbacks_(std::move(callbacks)),
+      impl_(std::make_unique<Impl>(io)),
+      reader_(options_.max_message_bytes) {}
+
+ShellProcess::~ShellProcess() {
+  *alive_ = false;
+  if (pid_ > 0 && !exited_) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  boost::system::error_code ignored;
+  impl_->in.close(ignored);
+  impl_->out.close(ignored);
+  impl_->err.close(ignored);
+}
+
+std::optional<std::string> ShellProcess::Start() {
+  if (options_.argv.empty()) return std::string("empty command");
+  std::string exe = options_.argv[0];
+  boost::filesystem::path exe_path;
+  if (exe.find('/') == std::string::npos) {
+    exe_path = bp::search_path(exe);
+    if (exe_path.empty()) return "command not found on PATH: " + exe;
+  } else {
+    std::filesystem::path p(exe);
+    if (p.is_relative()) p = options_.working_dir / p;
+    if (!std::filesystem::exists(p)) return "no such file: " + p.string();
+    exe_path = p.string();
+  }
+  std::vector<std::string> args(options_.argv.begin() + 1, options_.argv.end());
+
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [k, v] : options_.env_overrides) env[k] = v;
+
+  const pid_t parent = ::getpid();
+  try {
+    std::error_code ec;
+    bp::child child(
+        exe_path, bp::args(args), bp::std_in<impl_->in, bp::std_out> impl_->out,
+        bp::std_err > impl_->err, bp::start_dir(options_.working_dir.string()), env,
+        bp::extend::on_exec_setup = [parent](auto&) {
+          // Own process group: a terminal's Ctrl-C reaches the runtime only, which drains.
+          ::setpgid(0, 0);
+          // Die with the runtime, even when it is SIGKILLed.
+          ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+          // The runtime ignores SIGPIPE (a dead child's pipe is an error value there);
+          // children get the default back.
+          ::signal(SIGPIPE, SIG_DFL);
+          if (::getppid() != parent) ::_exit(127);
+        });
+    pid_ = child.id();
+    child.detach();  // we reap it ourselves with waitpid
+  } catch (const std::exception& e) {
+    return "cannot start " + exe_path.string() + ": " + e.what();
+  }
+  StartRead();
+  StartStderrRead();
+  SchedulePoll(std::chrono::milliseconds(200));
+  return std::nullopt;
+}
+
+void ShellProcess::Send(std::string bytes) {
+  if (exited_ || bytes.empty()) return;
+  queued_bytes_ += bytes.size();
+  write_queue_.push_back(std::move(bytes));
+  if (!write_in_flight_) FlushWrites();
+}
+
+void ShellProcess::FlushWrites() {
+  if (write_queue_.empty() || !impl_->in.is_open()) return;
+  writing_.clear();
+  // Gather everything queued into one write (bounded, so one call does not grow unbounded).
+  std::size_t batch = 0;
+  while (!write_queue_.empty() && (writing_.empty() || batch < (1u << 20))) {
+    batch += write_queue_.front().size();
+    writing_.push_back(std::move(write_queue_.front()));
+    write_queue_.pop_front();
+  }
+  std::vector<asio::const_buffer> bufs;
+  bufs.reserve(writing_.size());
+  for (const auto& s : writing_) bufs.emplace_back(asio::buffer(s));
+  write_in_flight_ = true;
+  auto alive = alive_;
+  asio::async_write(impl_->in, bufs,
+                    [this, alive, batch](const boost::system::error_code& ec, std::size_t) {
+                      if (!*alive) return;
+                      write_in_flight_ = false;
+                      queued_bytes_ -= batch;
+                      if (ec) {
+                        // Broken pipe: the child is gone or closed stdin; exit handling reports it.
+                        write_queue_.clear();
+                        queued_bytes_ = 0;
+                        return;
+                      }
+                      FlushWrites();
+                    });
+}
+
+void ShellProcess::StartRead() {
+  if (read_in_flight_ || reading_paused_ || stdout_eof_) return;
+  read_in_flight_ = true;
+  auto alive = alive_;
+  impl_->out.async_read_some(
+      asio::buffer(impl_->out_buf),
+      [this, alive](const boost::system::error_code& ec, std::size_t n) {
+        if (!*alive) return;
+        read_in_flight_ = false;
+        if (n > 0) {
+          reader_.Append(std::string_view(impl_->out_buf.data(), n));
+          while (auto msg = reader_.Next()) {
+            callbacks_.on_message(*msg);
+            if (!*alive) return;  // the owner may destroy us from a callback
+          }
+          if (reader_.error() == FrameError::kTooLarge) {
+            stdout_eof_ = true;
+            callbacks_.on_stream_error("message larger than " +
+                                       std::to_string(reader_.max_message_bytes()) + " bytes");
+            return;
+          }
+        }
+        if (ec) {
+          stdout_eof_ = true;
+          CheckExited();
+          if (!*alive) return;
+          if (!exited_) SchedulePoll(std::chrono::milliseconds(5));
+          return;
+        }
+        StartRead();
+      });
+}
+
+void ShellProcess::StartStderrRead() {
+  auto alive = alive_;
+  impl_->err.async_read_some(asio::buffer(impl_->err_buf),
+                             [this, alive](const boost::system::error_code& ec, std::size_t n) {
+                               if (!*alive) return;
+                               std::string_view data(impl_->err_buf.data(), n);
+                               while (!data.empty()) {
+                                 auto nl = data.find('\n');
+                                 if (nl == std::string_view::npos) {
+                                   stderr_partial_.append(data);
+                                   // A very long line is cut so a flood without newlines cannot
+                                   // grow memory.
+                                   if (stderr_partial_.size() > 8192) {
+                                     nl = 0;
+                                     data = {};
+                                   } else {
+                                     break;
+                                   }
+                                 } else {
+                                   stderr_partial_.append(data.substr(0, nl));
+                                   data.remove_prefix(nl + 1);
+                                 }
+                                 if (!stderr_partial_.empty() && stderr_partial_.back() == '\r')
+                                   stderr_partial_.pop_back();
+                                 if (stderr_tail_.size() >= options_.stderr_tail_lines)
+                                   stderr_tail_.pop_front();
+                                 stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
+                                 if (callbacks_.on_stderr_line)
+                                   callbacks_.on_stderr_line(stderr_partial_);
+                                 if (!*alive) return;
+                                 stderr_partial_.clear();
+                               }
+                               if (ec) {
+                                 if (!stderr_partial_.empty()) {
+                                   stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
+                                   if (callbacks_.on_stderr_line)
+                                     callbacks_.on_stderr_line(stderr_partial_);
+                                   stderr_partial_.clear();
+                                 }
+                                 return;
+                               }
+                               StartStderrRead();
+                             });
+}
+
+void ShellProcess::PauseReading() {
+  reading_paused_ = true;
+}
+
+void ShellProcess::ResumeReading() {
+  if (!reading_paused_) return;
+  reading_paused_ = false;
+  // Messages may already be buffered from the last read.
+  auto alive = alive_;
+  asio::post(io_, [this, alive] {
+    if (!*alive || reading_paused_) return;
+    while (auto msg = reader_.Next()) {
+      callbacks_.on_message(*msg);
+      if (!*alive || reading_paused_) return;
+    }
+    StartRead();
+  });
+}
+
+void ShellProcess::Signal(int sig) {
+  if (pid_ <= 0 || exited_) return;
+  ::kill(-pid_, sig);
+  ::kill(pid_, sig);
+}
+
+std::string ShellProcess::StderrTail() const {
+  std::string r;
+  for (const auto& l : stderr_tail_) {
+    if (!r.empty()) r.push_back('\n');
+    r += l;
+  }
+  return r;
+}
+
+void ShellProcess::SchedulePoll(std::chrono::milliseconds delay) {
+  auto alive = alive_;
+  impl_->poll.expires_after(delay);
+  impl_->poll.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || !*alive) return;
+    CheckExited();
+    if (!*alive || exited_) return;
+    SchedulePoll(stdout_eof_ ? std::chrono::milliseconds(10) : std::chrono::milliseconds(200));
+  });
+}
+
+void ShellProcess::CheckExited() {
+  if (exited_ || pid_ <= 0) return;
+  int status = 0;
+  pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == 0) return;
+  exited_ = true;
+  ExitStatus es;
+  if (r < 0) {
+    es.code = -1;
+  } else if (WIFSIGNALED(status)) {
+    es.signaled = true;
+    es.code = WTERMSIG(status);
+  } else {
+    es.code = WEXITSTATUS(status);
+  }
+  // Anything the group left behind (grandchildren) goes too.
+  ::kill(-pid_, SIGKILL);
+  boost::system::error_code ignored;
+  impl_->poll.cancel();
+  impl_->in.close(ignored);
+  write_queue_.clear();
+  queued_bytes_ = 0;
+  // Deliver whatever complete messages are still buffered before reporting the exit.
+  if (!reading_paused_) {
+    auto alive = alive_;
+    while (auto msg = reader_.Next()) {
+      callbacks_.on_message(*msg);
+      if (!*alive) return;
+    }
+  }
+  if (callbacks_.on_exit) callbacks_.on_exit(es);
+}
+
+}  // namespace sparse::multilang

@@ -1,0 +1,106 @@
+// A component child process with its three pipes driven asynchronously by one Asio event loop.
+//
+// Contract:
+// - Every method must be called on the io_context's thread; callbacks run on it too.
+// - Send() never blocks: bytes are queued and written with gathered writes as the pipe accepts
+//   them. queued_bytes() lets the owner bound the queue (the process itself does not drop).
+// - stdout is read continuously (unless PauseReading()), split into messages by MessageReader and
+//   handed to on_message; stderr is always read and handed to on_stderr_line line by line, so a
+//   child flooding stderr can never block on its pipe.
+// - on_exit is called exactly once, after the child has been reaped, with its exit status.
+// - The child gets its own process group (terminal Ctrl-C reaches only the runtime, which then
+//   drains) and PR_SET_PDEATHSIG=SIGKILL, so it dies with the runtime even on SIGKILL.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "multilang/framing.hpp"
+
+namespace sparse::multilang {
+
+struct ExitStatus {
+  bool signaled = false;
+  int code = 0;  // exit code, or the signal number when signaled
+  std::string Describe() const;
+};
+
+struct ProcessOptions {
+  std::vector<std::string> argv;  // argv[0] resolved through PATH when it has no '/'
+  std::filesystem::path working_dir;
+  std::map<std::string, std::string> env_overrides;  // merged over the runtime's environment
+  std::size_t max_message_bytes = 64u << 20;
+  std::size_t stderr_tail_lines = 20;
+};
+
+class ShellProcess {
+ public:
+  struct Callbacks {
+    std::function<void(std::string& body)> on_message;  // body may be modified (parsing pads it)
+    std::function<void(std::string_view line)> on_stderr_line;
+    std::function<void(const std::string& reason)> on_stream_error;  // oversized frame, EOF
+    std::function<void(const ExitStatus&)> on_exit;
+  };
+
+  ShellProcess(boost::asio::io_context& io, ProcessOptions options, Callbacks callbacks);
+  ~ShellProcess();  // kills the child (SIGKILL to its group) if still running
+  ShellProcess(const ShellProcess&) = delete;
+  ShellProcess& operator=(const ShellProcess&) = delete;
+
+  // Spawns the child. On failure returns a message naming the command and the reason.
+  std::optional<std::string> Start();
+
+  void Send(std::string bytes);
+  std::size_t queued_bytes() const { return queued_bytes_; }
+
+  void PauseReading();
+  void ResumeReading();
+
+  // Sends `sig` to the child's process group.
+  void Signal(int sig);
+  bool running() const { return pid_ > 0 && !exited_; }
+  pid_t pid() const { return pid_; }
+  const ProcessOptions& options() const { return options_; }
+
+  // The last lines the child wrote to stderr, oldest first, joined with '\n'.
+  std::string StderrTail() const;
+
+ private:
+  struct Impl;
+  void StartRead();
+  void StartStderrRead();
+  void FlushWrites();
+  void CheckExited();
+  void SchedulePoll(std::chrono::milliseconds delay);
+
+  boost::asio::io_context& io_;
+  ProcessOptions options_;
+  Callbacks callbacks_;
+  std::unique_ptr<Impl> impl_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  bool stdout_eof_ = false;
+  bool reading_paused_ = false;
+  bool read_in_flight_ = false;
+  bool write_in_flight_ = false;
+  std::deque<std::string> write_queue_;
+  std::vector<std::string> writing_;
+  std::size_t queued_bytes_ = 0;
+  MessageReader reader_;
+  std::string stderr_partial_;
+  std::deque<std::string> stderr_tail_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sparse::multilang

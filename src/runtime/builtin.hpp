@@ -1,0 +1,95 @@
+// Components that run inside the runtime instead of as child processes.
+//
+// The runtime ships a few of Storm's test components that Flux examples reference by Java class
+// name (TestWordSpout, TestWordCounter, LogInfoBolt), so those files run unchanged; other
+// subsystems (Kafka) register theirs at start-up. The runtime knows them only through this
+// interface and the registry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/topology.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace sparse::runtime {
+
+struct EmittedTuple;  // runtime/tuple.hpp
+
+// A tuple handed to a built-in bolt. `id` is what Ack/Fail take.
+struct BuiltinTuple {
+  std::string id;
+  const EmittedTuple* tuple = nullptr;  // null for ticks
+  std::string_view component;
+  std::string_view stream;
+  bool tick = false;
+};
+
+// What a built-in component may do; implemented by the task that hosts it. Same semantics as the
+// multilang commands of a shell component.
+class BuiltinCollector {
+ public:
+  virtual ~BuiltinCollector() = default;
+  // Emits `values_json` (a JSON array text). Spouts pass a message id (JSON text, empty =
+  // unreliable); bolts pass anchors (ids of input tuples). Returns the receiving task ids.
+  virtual std::vector<int> Emit(const std::string& stream, std::string values_json,
+                                const std::string& message_id_json,
+                                const std::vector<std::string>& anchors,
+                                std::optional<int> direct_task) = 0;
+  virtual void Ack(const std::string& tuple_id) = 0;
+  virtual void Fail(const std::string& tuple_id) = 0;
+  virtual void Log(int level, const std::string& msg) = 0;
+  virtual void ReportError(const std::string& msg) = 0;
+  // Metrics that show up next to the component's stats (name -> value).
+  virtual void SetGauge(const std::string& name, double value) = 0;
+  // Spouts: ask for NextTuple again soon even if nothing was emitted (e.g. data arrived).
+  virtual void Wakeup() = 0;
+};
+
+class BuiltinComponent {
+ public:
+  virtual ~BuiltinComponent() = default;
+  // Called once before any tuple; `conf` is the effective config. Returns an error to refuse.
+  virtual std::optional<std::string> Open(const nlohmann::json& conf, int task_id, int task_index,
+                                          int num_tasks, BuiltinCollector& collector,
+                                          boost::asio::io_context& io) = 0;
+  // Spouts.
+  virtual void NextTuple() {}
+  virtual void Ack(const std::string& /*message_id_json*/) {}
+  virtual void Fail(const std::string& /*message_id_json*/) {}
+  virtual void Activate() {}
+  virtual void Deactivate() {}
+  // Bolts.
+  virtual void Execute(const BuiltinTuple& /*tuple*/) {}
+  virtual void Close() {}
+};
+
+struct BuiltinInfo {
+  std::string name;  // as written in sparse YAML: `builtin: NAME`
+  ComponentKind kind;
+  std::vector<std::string> flux_classes;  // Java class names that map to it in Flux files
+  // Streams it declares given its options; an error string when the options are invalid.
+  std::function<std::vector<StreamDef>(const nlohmann::json& options, std::string& error)>
+      declare_streams;
+  std::function<std::unique_ptr<BuiltinComponent>(const nlohmann::json& options)> create;
+};
+
+// Process-wide registry, filled at start-up before topologies are loaded.
+void RegisterBuiltin(BuiltinInfo info);
+const BuiltinInfo* FindBuiltin(std::string_view name);
+const BuiltinInfo* FindBuiltinByClass(std::string_view java_class);
+std::vector<std::string> BuiltinNames();
+
+// Registers the runtime's own test components (idempotent).
+void RegisterStandardBuiltins();
+
+}  // namespace sparse::runtime

@@ -1,0 +1,319 @@
+#include "runtime/builtin_task.hpp"
+
+#include <boost/asio/post.hpp>
+#include <charconv>
+
+#include "runtime/config.hpp"
+#include "runtime/delivery.hpp"
+
+namespace sparse::runtime {
+
+namespace {
+constexpr const char* kBuiltinMaxPending = "sparse.builtin.max.pending";
+}
+
+BuiltinTask::BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinComponent> impl)
+    : Task(host, task_id),
+      impl_(std::move(impl)),
+      spout_(cdef_.def->is_spout()),
+      next_timer_(host.io()),
+      tick_timer_(host.io()) {
+  ConfigView conf(&cdef_.config);
+  acking_ = conf.AckingEnabled();
+  max_pending_ = spout_ ? conf.Int(keys::kMaxSpoutPending) : conf.Int(kBuiltinMaxPending);
+  if (!spout_ && !max_pending_) max_pending_ = 10000;
+  rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
+  tick_secs_ = conf.Int(keys::kTickTupleFreqSecs).value_or(0);
+}
+
+BuiltinTask::~BuiltinTask() {
+  *alive_ = false;
+  if (open_) impl_->Close();
+}
+
+void BuiltinTask::Start() {
+  const auto& plan = host_.plan();
+  if (auto err = impl_->Open(cdef_.config, id_, plan.task_index[id_],
+                             static_cast<int>(cdef_.tasks.size()), *this, host_.io())) {
+    FailureReport r;
+    r.task = id_;
+    r.component = cdef_.id;
+    r.reason = "built-in `" + cdef_.def->builtin + "` failed to open: " + *err;
+    r.during_start = true;
+    host_.TaskFailed(std::move(r));
+    return;
+  }
+  open_ = true;
+  host_.TaskReady(id_);
+  if (!spout_ && tick_secs_ > 0) ScheduleTick();
+}
+
+void BuiltinTask::ScheduleTick() {
+  auto alive = alive_;
+  tick_timer_.expires_after(std::chrono::seconds(tick_secs_));
+  tick_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || !*alive || !open_) return;
+    InputTuple t;
+    t.tick = true;
+    t.tick_freq_secs = tick_secs_;
+    t.arrived_ns = NowNs();
+    Deliver(std::move(t));
+    ScheduleTick();
+  });
+}
+
+void BuiltinTask::Terminate() {
+  if (!open_) return;
+  open_ = false;
+  next_timer_.cancel();
+  tick_timer_.cancel();
+  impl_->Close();
+}
+
+void BuiltinTask::Abort() {
+  for (auto& [id, f] : inflight_) {
+    for (const auto& r : f.input.roots) host_.acker().Fail(r.root);
+  }
+  inflight_.clear();
+  Terminate();
+}
+
+void BuiltinTask::Activate() {
+  if (!spout_ || active_) return;
+  active_ = true;
+  impl_->Activate();
+  ScheduleNext(std::chrono::milliseconds(0));
+}
+
+void BuiltinTask::Deactivate() {
+  if (!spout_ || !active_) return;
+  active_ = false;
+  impl_->Deactivate();
+}
+
+void BuiltinTask::Wake() {
+  if (spout_) ScheduleNext(std::chrono::milliseconds(0));
+}
+
+void BuiltinTask::ScheduleNext(std::chrono::milliseconds delay) {
+  if (scheduled_ || !open_ || !active_) return;
+  scheduled_ = true;
+  auto alive = alive_;
+  if (delay.count() == 0) {
+    boost::asio::post(host_.io(), [this, alive] {
+      if (!*alive) return;
+      scheduled_ = false;
+      RunNext();
+    });
+    return;
+  }
+  next_timer_.expires_after(delay);
+  next_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (!*alive) return;
+    scheduled_ = false;
+    if (!ec) RunNext();
+  });
+}
+
+void BuiltinTask::RunNext() {
+  if (!open_ || !active_) return;
+  const auto now = Clock::now();
+  if (host_.Throttled(id_)) {
+    if (!throttled_since_set_) {
+      throttled_since_set_ = true;
+      throttled_since_ = now;
+    }
+    ScheduleNext(std::chrono::milliseconds(10));
+    return;
+  }
+  if (throttled_since_set_) {
+    throttled_since_set_ = false;
+    stats_.backpressure_ms += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - throttled_since_).count());
+  }
+  if (acking_ && max_pending_ && *max_pending_ > 0 &&
+      static_cast<std::int64_t>(stats_.pending) >= *max_pending_) {
+    return;  // TreeDone wakes us
+  }
+  emitted_ = false;
+  impl_->NextTuple();
+  ScheduleNext(emitted_ ? std::chrono::milliseconds(0) : rest_);
+}
+
+void BuiltinTask::TreeDone(std::string message_id, TreeOutcome outcome) {
+  stats_.pending = stats_.pending ? stats_.pending - 1 : 0;
+  switch (outcome) {
+    case TreeOutcome::kAcked:
+      stats_.acked++;
+      impl_->Ack(message_id);
+      break;
+    case TreeOutcome::kTimedOut:
+      stats_.timed_out++;
+      [[fallthrough]];
+    case TreeOutcome::kFailed:
+    case TreeOutcome::kAbandoned:
+      stats_.failed++;
+      impl_->Fail(message_id);
+      break;
+  }
+  ScheduleNext(std::chrono::milliseconds(0));
+}
+
+void BuiltinTask::Housekeeping(Clock::time_point) {
+  if (spout_) ScheduleNext(std::chrono::milliseconds(0));
+}
+
+void BuiltinTask::Deliver(InputTuple&& tuple) {
+  queue_.push_back(std::move(tuple));
+  stats_.queue_depth = QueueDepth();
+  if (queue_.size() == 1) {
+    auto alive = alive_;
+    boost::asio::post(host_.io(), [this, alive] {
+      if (*alive) PumpBolt();
+    });
+  }
+}
+
+void BuiltinTask::PumpBolt() {
+  if (!open_) return;
+  const auto& plan = host_.plan();
+  while (!queue_.empty() && (inflight_.size() < static_cast<std::size_t>(*max_pending_))) {
+    const std::uint64_t id = host_.ids().Next() >> 1;
+    InFlight& f = inflight_[id];
+    f.input = std::move(queue_.front());
+    queue_.pop_front();
+    f.started = Clock::now();
+    BuiltinTuple bt;
+    bt.id = std::to_string(id);
+    bt.tick = f.input.tick;
+    if (f.input.tuple) {
+      const auto& src = plan.components[f.input.tuple->source_component];
+      bt.tuple = f.input.tuple.get();
+      bt.component = src.id;
+      bt.stream = src.streams[f.input.tuple->stream].id;
+    } else {
+      bt.component = "__system";
+      bt.stream = "__tick";
+    }
+    current_ = &f;
+    impl_->Execute(bt);
+    current_ = nullptr;
+    if (bt.tick && inflight_.count(id)) inflight_.erase(id);  // ticks need no ack
+  }
+  stats_.queue_depth = QueueDepth();
+  stats_.pending = inflight_.size();
+}
+
+std::vector<int> BuiltinTask::Emit(const std::string& stream, std::string values_json,
+                                   const std::string& message_id_json,
+                                   const std::vector<std::string>& anchors,
+                                   std::optional<int> direct_task) {
+  targets_.clear();
+  auto it = cdef_.stream_index.find(stream);
+  if (it == cdef_.stream_index.end()) {
+    ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
+    stats_.dropped++;
+    return {};
+  }
+  auto t = std::make_shared<EmittedTuple>();
+  t->values_json = std::move(values_json);
+  t->source_task = id_;
+  t->source_component = component_;
+  t->stream = it->second;
+  if (!SplitJsonArray(t->values_json, t->spans)) {
+    ReportError("emit of a value that is not a JSON array: tuple dropped");
+    stats_.dropped++;
+    return {};
+  }
+  std::optional<std::int64_t> direct;
+  if (direct_task) direct = *direct_task;
+  if (auto err = host_.Route(id_, *t, direct, targets_)) {
+    ReportError(*err + ": tuple dropped");
+    stats_.dropped++;
+    return {};
+  }
+  stats_.emitted++;
+  stats_.transferred += targets_.size();
+  emitted_ = true;
+  if (spout_) {
+    const bool tracked = acking_ && !message_id_json.empty();
+    if (tracked) {
+      stats_.pending++;
+    } else if (!message_id_json.empty()) {
+      stats_.acked++;
+      auto alive = alive_;
+      boost::asio::post(host_.io(), [this, alive, message_id_json] {
+        if (*alive && open_) impl_->Ack(message_id_json);
+      });
+    }
+    DeliverFromSpout(host_, id_, std::move(t), targets_, message_id_json, tracked);
+  } else {
+    std::vector<AnchorRef> refs;
+    auto add = [&](InFlight* f) {
+      if (f) refs.push_back({&f->input.roots, &f->ack_val});
+    };
+    if (anchors.empty()) {
+      add(current_);
+    } else {
+      for (const auto& a : anchors) {
+        std::uint64_t id = 0;
+        std::from_chars(a.data(), a.data() + a.size(), id);
+        auto f = inflight_.find(id);
+        add(f == inflight_.end() ? nullptr : &f->second);
+      }
+    }
+    DeliverFromBolt(host_, std::move(t), targets_, refs);
+  }
+  host_.NoteActivity();
+  return targets_;
+}
+
+void BuiltinTask::Finish(const std::string& tuple_id, bool ack) {
+  std::uint64_t id = 0;
+  std::from_chars(tuple_id.data(), tuple_id.data() + tuple_id.size(), id);
+  auto it = inflight_.find(id);
+  if (it == inflight_.end()) return;
+  InFlight f = std::move(it->second);
+  inflight_.erase(it);
+  if (current_ == &it->second) current_ = nullptr;
+  for (const auto& r : f.input.roots) {
+    if (ack) {
+      host_.acker().Update(r.root, r.id ^ f.ack_val);
+    } else {
+      host_.acker().Fail(r.root);
+    }
+  }
+  if (!f.input.tick) {
+    stats_.executed++;
+    (ack ? stats_.acked : stats_.failed)++;
+    stats_.execute_latency.Add(
+        std::chrono::duration<double, std::milli>(Clock::now() - f.started).count());
+    stats_.process_latency.Add(static_cast<double>(NowNs() - f.input.arrived_ns) / 1e6);
+  }
+  host_.NoteActivity();
+  if (!queue_.empty()) {
+    auto alive = alive_;
+    boost::asio::post(host_.io(), [this, alive] {
+      if (*alive) PumpBolt();
+    });
+  }
+}
+
+void BuiltinTask::Ack(const std::string& tuple_id) {
+  Finish(tuple_id, true);
+}
+void BuiltinTask::Fail(const std::string& tuple_id) {
+  Finish(tuple_id, false);
+}
+
+void BuiltinTask::Log(int level, const std::string& msg) {
+  stats_.logs++;
+  host_.Log(id_, static_cast<multilang::LogLevel>(std::clamp(level, 0, 4)), msg);
+}
+
+void BuiltinTask::ReportError(const std::string& msg) {
+  stats_.errors++;
+  host_.ReportError(id_, msg);
+}
+
+}  // namespace sparse::runtime

@@ -1,0 +1,81 @@
+// Tasks that host a BuiltinComponent inside the runtime, with the same semantics as shell tasks
+// (acking, anchoring, pacing, max pending) but no process and no serialization.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include "runtime/builtin.hpp"
+#include "runtime/task.hpp"
+
+namespace sparse::runtime {
+
+class BuiltinTask : public Task, public BuiltinCollector {
+ public:
+  BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinComponent> impl);
+  ~BuiltinTask() override;
+
+  void Start() override;
+  void Terminate() override;
+  void Kill() override { Terminate(); }
+  void Abort() override;
+  bool Alive() const override { return open_; }
+  bool Ready() const override { return open_; }
+  std::size_t QueueDepth() const override { return queue_.size() + inflight_.size(); }
+
+  // Spout side.
+  void Activate() override;
+  void Deactivate() override;
+  void TreeDone(std::string message_id, TreeOutcome outcome) override;
+  void Wake() override;
+  void Housekeeping(Clock::time_point now) override;
+  // Bolt side.
+  void Deliver(InputTuple&& tuple) override;
+
+  // BuiltinCollector.
+  std::vector<int> Emit(const std::string& stream, std::string values_json,
+                        const std::string& message_id_json, const std::vector<std::string>& anchors,
+                        std::optional<int> direct_task) override;
+  void Ack(const std::string& tuple_id) override;
+  void Fail(const std::string& tuple_id) override;
+  void Log(int level, const std::string& msg) override;
+  void ReportError(const std::string& msg) override;
+  void SetGauge(const std::string& name, double value) override { stats_.gauges[name] = value; }
+  void Wakeup() override { Wake(); }
+
+ private:
+  struct InFlight {
+    InputTuple input;
+    std::uint64_t ack_val = 0;
+    Clock::time_point started;
+  };
+  void ScheduleNext(std::chrono::milliseconds delay);
+  void ScheduleTick();
+  void RunNext();
+  void Finish(const std::string& tuple_id, bool ack);
+  void PumpBolt();
+
+  std::unique_ptr<BuiltinComponent> impl_;
+  bool open_ = false;
+  bool active_ = false;
+  bool scheduled_ = false;
+  bool spout_;
+  bool acking_ = true;
+  std::optional<std::int64_t> max_pending_;
+  std::chrono::milliseconds rest_;
+  boost::asio::steady_timer next_timer_;
+  boost::asio::steady_timer tick_timer_;
+  std::int64_t tick_secs_ = 0;
+  bool emitted_ = false;
+  bool throttled_since_set_ = false;
+  Clock::time_point throttled_since_{};
+  std::deque<InputTuple> queue_;
+  std::unordered_map<std::uint64_t, InFlight> inflight_;
+  InFlight* current_ = nullptr;  // bolt: the input being executed (auto-anchor target)
+  std::vector<int> targets_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sparse::runtime

@@ -1,0 +1,80 @@
+#include "runtime/context.hpp"
+
+namespace sparse::runtime {
+
+nlohmann::json GroupingToJson(GroupingType type, const std::vector<std::string>& fields) {
+  switch (type) {
+    case GroupingType::kShuffle:
+      return {{"type", "SHUFFLE"}};
+    case GroupingType::kFields:
+      return {{"type", "FIELDS"}, {"fields", fields}};
+    case GroupingType::kGlobal:
+      return {{"type", "FIELDS"}, {"fields", nlohmann::json::array()}};
+    case GroupingType::kAll:
+      return {{"type", "ALL"}};
+    case GroupingType::kNone:
+      return {{"type", "NONE"}};
+    case GroupingType::kDirect:
+      return {{"type", "DIRECT"}};
+    case GroupingType::kLocalOrShuffle:
+      return {{"type", "LOCAL_OR_SHUFFLE"}};
+    case GroupingType::kPartialKey:
+      return {{"type", "CUSTOM_OBJECT"}};
+  }
+  return {{"type", "SHUFFLE"}};
+}
+
+nlohmann::json MakeContext(const Plan& plan, int task_id) {
+  using nlohmann::json;
+  const int ci = plan.task_component.at(task_id);
+  const PlannedComponent& me = plan.components[ci];
+
+  json task_to_component = json::object();
+  for (int t = 1; t <= plan.num_tasks(); ++t) {
+    task_to_component[std::to_string(t)] = plan.components[plan.task_component[t]].id;
+  }
+  json streams = json::array();
+  json outputs = json::object();
+  json targets = json::object();
+  for (std::size_t si = 0; si < me.streams.size(); ++si) {
+    const auto& s = me.streams[si];
+    streams.push_back(s.id);
+    outputs[s.id] = s.fields;
+    json by_target = json::object();
+    for (const auto& sub : me.subscribers[si]) {
+      const auto& target = plan.components[sub.target_component];
+      std::vector<std::string> fields;
+      for (int fi : sub.field_indices) fields.push_back(s.fields[fi]);
+      by_target[target.id] = GroupingToJson(sub.type, fields);
+    }
+    targets[s.id] = by_target;
+  }
+  json sources = json::object();
+  json source_fields = json::object();
+  for (const auto& in : me.def->inputs) {
+    int si = plan.FindComponent(in.component);
+    if (si < 0) continue;
+    const auto& src = plan.components[si];
+    auto it = src.stream_index.find(in.stream);
+    if (it == src.stream_index.end()) continue;
+    sources[in.component][in.stream] = GroupingToJson(in.grouping.type, in.grouping.fields);
+    source_fields[in.component][in.stream] = src.streams[it->second].fields;
+  }
+  return json{{"task->component", task_to_component},
+              {"taskid", task_id},
+              {"componentid", me.id},
+              {"streams", streams},
+              {"stream->outputfields", outputs},
+              {"stream->target->grouping", targets},
+              {"source->stream->grouping", sources},
+              {"source->stream->fields", source_fields}};
+}
+
+std::string MakeHandshake(const Plan& plan, int task_id, const std::string& pid_dir) {
+  const auto& me = plan.components[plan.task_component.at(task_id)];
+  nlohmann::json msg{
+      {"pidDir", pid_dir}, {"conf", me.config}, {"context", MakeContext(plan, task_id)}};
+  return msg.dump();
+}
+
+}  // namespace sparse::runtime

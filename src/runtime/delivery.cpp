@@ -1,0 +1,69 @@
+#include "runtime/delivery.hpp"
+
+#include <algorithm>
+
+namespace sparse::runtime {
+
+std::int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
+                      const std::vector<int>& targets, const std::string& message_id,
+                      bool tracked) {
+  const auto now = Clock::now();
+  const std::int64_t now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  if (!tracked) {
+    for (int target : targets) {
+      InputTuple in;
+      in.tuple = tuple;
+      in.arrived_ns = now_ns;
+      host.Deliver(target, std::move(in));
+    }
+    return;
+  }
+  const std::uint64_t root = host.ids().Next();
+  std::vector<std::uint64_t> edges(targets.size());
+  std::uint64_t all = 0;
+  for (auto& e : edges) {
+    e = host.ids().Next();
+    all ^= e;
+  }
+  host.acker().Init(root, all, spout_task, message_id, now);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    InputTuple in;
+    in.tuple = tuple;
+    in.arrived_ns = now_ns;
+    in.roots.push_back({root, edges[i]});
+    host.Deliver(targets[i], std::move(in));
+  }
+}
+
+void DeliverFromBolt(TaskHost& host, std::shared_ptr<const EmittedTuple> tuple,
+                     const std::vector<int>& targets, const std::vector<AnchorRef>& anchors) {
+  const std::int64_t now_ns = NowNs();
+  for (int target : targets) {
+    InputTuple in;
+    in.tuple = tuple;
+    in.arrived_ns = now_ns;
+    for (const AnchorRef& a : anchors) {
+      if (a.roots->empty()) continue;
+      const std::uint64_t edge = host.ids().Next();
+      *a.ack_val ^= edge;
+      for (const auto& r : *a.roots) {
+        auto pos = std::find_if(in.roots.begin(), in.roots.end(),
+                                [&](const RootEdge& e) { return e.root == r.root; });
+        if (pos == in.roots.end()) {
+          in.roots.push_back({r.root, edge});
+        } else {
+          pos->id ^= edge;
+        }
+      }
+    }
+    host.Deliver(target, std::move(in));
+  }
+}
+
+}  // namespace sparse::runtime

@@ -1,0 +1,489 @@
+#include "runtime/local_cluster.hpp"
+
+#include <signal.h>
+
+#include <boost/asio/post.hpp>
+
+#include "runtime/builtin.hpp"
+#include "runtime/builtin_task.hpp"
+#include "runtime/config.hpp"
+#include "runtime/shell_bolt_task.hpp"
+#include "runtime/shell_spout_task.hpp"
+
+namespace sparse::runtime {
+
+namespace {
+constexpr auto kHousekeepingEvery = std::chrono::milliseconds(100);
+
+std::string Seconds(std::chrono::milliseconds ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", static_cast<double>(ms.count()) / 1000.0);
+  return buf;
+}
+}  // namespace
+
+LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer)
+    : plan_(plan),
+      options_(std::move(options)),
+      observer_(observer),
+      router_(plan),
+      acker_(ConfigView(&plan.topology_config).Seconds(keys::kMessageTimeoutSecs, 30),
+             [this](int task, std::string id, TreeOutcome outcome, std::chrono::nanoseconds age) {
+               OnTreeDone(task, std::move(id), outcome, age);
+             }),
+      logs_(options_.log_dir),
+      housekeeping_timer_(io_),
+      status_timer_(io_),
+      deadline_timer_(io_),
+      stop_timer_(io_),
+      signals_(io_) {
+  ConfigView conf(&plan.topology_config);
+  high_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueHighWatermark).value_or(1000));
+  low_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueLowWatermark).value_or(500));
+  if (low_watermark_ >= high_watermark_) low_watermark_ = high_watermark_ / 2;
+
+  const std::size_t n = plan.components.size();
+  throttle_count_.assign(n, 0);
+  upstream_spouts_.assign(n, {});
+  // Reverse reachability: the spouts whose tuples can reach each component.
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!plan.components[s].def->is_spout()) continue;
+    std::vector<bool> seen(n, false);
+    std::vector<int> stack{static_cast<int>(s)};
+    while (!stack.empty()) {
+      int c = stack.back();
+      stack.pop_back();
+      for (const auto& subs : plan.components[c].subscribers) {
+        for (const auto& sub : subs) {
+          if (!seen[sub.target_component]) {
+            seen[sub.target_component] = true;
+            upstream_spouts_[sub.target_component].push_back(static_cast<int>(s));
+            stack.push_back(sub.target_component);
+          }
+        }
+      }
+    }
+  }
+  restarts_.resize(plan.num_tasks() + 1);
+  last_error_.resize(n);
+  last_error_at_.resize(n);
+  last_busy_ms_.assign(plan.num_tasks() + 1, 0);
+  capacity_.assign(n, 0);
+}
+
+LocalCluster::~LocalCluster() {
+  // Tasks' destructors kill and reap their children.
+  tasks_.clear();
+}
+
+const std::string& LocalCluster::ComponentOf(int task) const {
+  return plan_.components[plan_.task_component[task]].id;
+}
+
+void LocalCluster::CreateTasks() {
+  tasks_.resize(plan_.num_tasks() + 1);
+  for (int t = 1; t <= plan_.num_tasks(); ++t) {
+    const auto& c = plan_.components[plan_.task_component[t]];
+    if (!c.def->builtin.empty()) {
+      const BuiltinInfo* info = FindBuiltin(c.def->builtin);
+      tasks_[t] = std::make_unique<BuiltinTask>(*this, t, info->create(c.def->builtin_options));
+    } else if (c.def->is_spout()) {
+      tasks_[t] = std::make_unique<ShellSpoutTask>(*this, t);
+    } else {
+      tasks_[t] = std::make_unique<ShellBoltTask>(*this, t);
+    }
+  }
+}
+
+RunStatus LocalCluster::Run() {
+  if (options_.handle_signals) {
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
+    std::function<void(const boost::system::error_code&, int)> on_signal;
+    on_signal = [this, &on_signal](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      ++signals_seen_;
+      if (signals_seen_ == 1) {
+        RequestStop(sig == SIGINT ? "interrupted (Ctrl-C); press Ctrl-C again to force"
+                                  : "terminated (SIGTERM)");
+      } else {
+        Fatal(RunStatus::kForced, "forced stop: children killed without draining");
+        return;
+      }
+      signals_.async_wait(on_signal);
+    };
+    signals_.async_wait(on_signal);
+  }
+  started_at_ = last_activity_ = last_snapshot_at_ = Clock::now();
+  CreateTasks();
+  if (observer_) observer_->OnStarting(0, plan_.num_tasks());
+  for (int t = 1; t <= plan_.num_tasks() && state_ == State::kStarting; ++t) tasks_[t]->Start();
+
+  std::function<void(const boost::system::error_code&)> tick;
+  tick = [this, &tick](const boost::system::error_code& ec) {
+    if (ec || state_ == State::kStopped) return;
+    Housekeeping();
+    housekeeping_timer_.expires_after(kHousekeepingEvery);
+    housekeeping_timer_.async_wait(tick);
+  };
+  housekeeping_timer_.expires_after(kHousekeepingEvery);
+  housekeeping_timer_.async_wait(tick);
+
+  std::function<void(const boost::system::error_code&)> status;
+  status = [this, &status](const boost::system::error_code& ec) {
+    if (ec || state_ == State::kStopped) return;
+    if (observer_) observer_->OnStatus(Snapshot());
+    status_timer_.expires_after(options_.status_every);
+    status_timer_.async_wait(status);
+  };
+  status_timer_.expires_after(options_.status_every);
+  status_timer_.async_wait(status);
+
+  if (state_ != State::kStopped) io_.run();
+  logs_.Flush();
+  tasks_.clear();
+  return status_;
+}
+
+void LocalCluster::RequestStop(const std::string& reason) {
+  boost::asio::post(io_, [this, reason] { BeginStop(reason); });
+}
+
+void LocalCluster::TaskReady(int task) {
+  logs_.Write(ComponentOf(task), task, "INFO",
+              "ready (pid " + std::to_string(tasks_[task]->pid()) + ")");
+  if (state_ == State::kStarting) {
+    ++ready_;
+    if (observer_) observer_->OnStarting(ready_, plan_.num_tasks());
+    if (ready_ == plan_.num_tasks()) {
+      state_ = State::kRunning;
+      all_started_once_ = true;
+      last_activity_ = Clock::now();
+      if (observer_) observer_->OnRunning();
+      for (int t = 1; t <= plan_.num_tasks(); ++t) tasks_[t]->Activate();
+      if (options_.run_for) {
+        deadline_timer_.expires_after(*options_.run_for);
+        deadline_timer_.async_wait([this](const boost::system::error_code& ec) {
+          if (!ec) BeginStop("time limit of " + Seconds(*options_.run_for) + " reached");
+        });
+      }
+    }
+    return;
+  }
+  // A restarted task picks up where its predecessor was.
+  if (state_ == State::kRunning) tasks_[task]->Activate();
+}
+
+void LocalCluster::TaskFailed(FailureReport report) {
+  boost::asio::post(
+      io_, [this, report = std::move(report)]() mutable { HandleFailure(std::move(report)); });
+}
+
+void LocalCluster::HandleFailure(FailureReport report) {
+  if (state_ == State::kStopped) return;
+  const int task = report.task;
+  std::string detail = report.reason;
+  if (!report.offending.empty()) detail += " | offending message: " + report.offending;
+  logs_.Write(report.component, task, "FAILURE", detail);
+  if (!report.stderr_tail.empty())
+    logs_.Write(report.component, task, "FAILURE", "stderr tail:\n" + report.stderr_tail);
+  if (state_ == State::kStopping) return;
+  const auto ci = plan_.task_component[task];
+  last_error_[ci] = report.reason;
+  last_error_at_[ci] = Clock::now();
+
+  if (!all_started_once_) {
+    if (observer_) observer_->OnTaskFailure(report, std::nullopt);
+    Fatal(RunStatus::kStartFailed, "component `" + report.component + "` (task " +
+                                       std::to_string(task) +
+                                       ") failed to start: " + report.reason);
+    return;
+  }
+  ConfigView conf(&plan_.components[ci].config);
+  const auto window = conf.Seconds(keys::kRestartWindowSecs, 60);
+  const auto max_restarts = conf.Int(keys::kRestartMax).value_or(5);
+  const auto now = Clock::now();
+  auto& history = restarts_[task];
+  while (!history.empty() && now - history.front() > window) history.pop_front();
+  if (static_cast<std::int64_t>(history.size()) >= max_restarts) {
+    if (observer_) observer_->OnTaskFailure(report, std::nullopt);
+    Fatal(RunStatus::kFailed,
+          "crash loop: component `" + report.component + "` (task " + std::to_string(task) +
+              ") failed " + std::to_string(history.size() + 1) + " times within " +
+              Seconds(window) + " (" + keys::kRestartMax + "=" + std::to_string(max_restarts) +
+              "); last failure: " + report.reason);
+    return;
+  }
+  const auto base = conf.Int(keys::kRestartBackoffMs).value_or(100);
+  const auto cap = conf.Int(keys::kRestartBackoffMaxMs).value_or(5000);
+  std::int64_t backoff = base;
+  for (std::size_t i = 0; i < history.size() && backoff < cap; ++i) backoff *= 2;
+  backoff = std::min(backoff, cap);
+  history.push_back(now);
+  tasks_[task]->stats().restarts++;
+  if (observer_) observer_->OnTaskFailure(report, std::chrono::milliseconds(backoff));
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(backoff));
+  timer->async_wait([this, timer, task](const boost::system::error_code& ec) {
+    if (ec || state_ == State::kStopping || state_ == State::kStopped) return;
+    logs_.Write(ComponentOf(task), task, "INFO", "restarting");
+    tasks_[task]->Start();
+  });
+}
+
+std::optional<std::string> LocalCluster::Route(int source_task, const EmittedTuple& tuple,
+                                               std::optional<std::int64_t> direct_task,
+                                               std::vector<int>& targets) {
+  return router_.Route(source_task, tuple, direct_task, targets);
+}
+
+void LocalCluster::Deliver(int target_task, InputTuple&& tuple) {
+  Task& t = *tasks_[target_task];
+  t.Deliver(std::move(tuple));
+  if (t.QueueDepth() >= high_watermark_ && !hot_tasks_.count(target_task))
+    SetHot(target_task, true);
+}
+
+void LocalCluster::SetHot(int task, bool hot) {
+  if (hot) {
+    hot_tasks_.insert(task);
+  } else {
+    hot_tasks_.erase(task);
+  }
+  for (int spout : upstream_spouts_[plan_.task_component[task]]) {
+    if (hot) {
+      throttle_count_[spout]++;
+    } else if (--throttle_count_[spout] == 0) {
+      for (int st : plan_.components[spout].tasks) tasks_[st]->Wake();
+    }
+  }
+}
+
+void LocalCluster::CheckBackpressure() {
+  if (hot_tasks_.empty()) return;
+  std::vector<int> cooled;
+  for (int t : hot_tasks_) {
+    if (tasks_[t]->QueueDepth() <= low_watermark_) cooled.push_back(t);
+  }
+  for (int t : cooled) SetHot(t, false);
+}
+
+bool LocalCluster::Throttled(int spout_task) const {
+  return throttle_count_[plan_.task_component[spout_task]] > 0;
+}
+
+void LocalCluster::Log(int task, multilang::LogLevel level, std::string_view msg) {
+  const int l = static_cast<int>(level);
+  logs_.Write(ComponentOf(task), task, LevelName(l), msg);
+  if (observer_) observer_->OnLog(ComponentOf(task), task, l, msg);
+}
+
+void LocalCluster::ReportError(int task, std::string_view msg) {
+  const int ci = plan_.task_component[task];
+  last_error_[ci] = std::string(msg.substr(0, 2000));
+  last_error_at_[ci] = Clock::now();
+  logs_.Write(ComponentOf(task), task, "ERROR", msg);
+  if (observer_) observer_->OnComponentError(ComponentOf(task), task, msg);
+}
+
+void LocalCluster::StderrLine(int task, std::string_view line) {
+  logs_.Write(ComponentOf(task), task, "STDERR", line);
+  if (observer_) observer_->OnStderr(ComponentOf(task), task, line);
+}
+
+void LocalCluster::OnTreeDone(int spout_task, std::string message_id, TreeOutcome outcome,
+                              std::chrono::nanoseconds age) {
+  Task& t = *tasks_[spout_task];
+  if (outcome == TreeOutcome::kAcked) {
+    t.stats().complete_latency.Add(static_cast<double>(age.count()) / 1e6);
+  }
+  t.TreeDone(std::move(message_id), outcome);
+  last_activity_ = Clock::now();
+}
+
+bool LocalCluster::AllIdle() const {
+  if (acker_.pending() != 0) return false;
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (tasks_[t] && tasks_[t]->QueueDepth() != 0) return false;
+  }
+  return true;
+}
+
+void LocalCluster::Housekeeping() {
+  const auto now = Clock::now();
+  acker_.Expire(now);
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (tasks_[t]) tasks_[t]->Housekeeping(now);
+  }
+  CheckBackpressure();
+  switch (state_) {
+    case State::kRunning:
+      if (options_.stop_when_idle && now - last_activity_ >= *options_.stop_when_idle &&
+          AllIdle()) {
+        BeginStop("idle for " + Seconds(*options_.stop_when_idle));
+      }
+      break;
+    case State::kDraining:
+      CheckDrained();
+      break;
+    case State::kStopping: {
+      bool any = false;
+      for (std::size_t t = 1; t < tasks_.size(); ++t)
+        any = any || (tasks_[t] && tasks_[t]->Alive());
+      if (!any) Finish(status_);
+      break;
+    }
+    case State::kStarting:
+    case State::kStopped:
+      break;
+  }
+}
+
+void LocalCluster::BeginStop(const std::string& reason) {
+  if (state_ == State::kStarting) {
+    if (observer_) observer_->OnStopping(reason);
+    TerminateAll();
+    return;
+  }
+  if (state_ != State::kRunning) return;
+  state_ = State::kDraining;
+  if (observer_) observer_->OnStopping(reason);
+  for (std::size_t t = 1; t < tasks_.size(); ++t) tasks_[t]->Deactivate();
+  ConfigView conf(&plan_.topology_config);
+  const auto drain = options_.drain_timeout.value_or(
+      conf.Number(keys::kDrainSecs) ? conf.Seconds(keys::kDrainSecs, 30)
+                                    : conf.Seconds(keys::kMessageTimeoutSecs, 30));
+  drain_deadline_ = Clock::now() + drain;
+  CheckDrained();
+}
+
+void LocalCluster::CheckDrained() {
+  if (state_ != State::kDraining) return;
+  if (AllIdle()) {
+    TerminateAll();
+    return;
+  }
+  if (Clock::now() >= drain_deadline_) {
+    logs_.Write(
+        "__system", 0, "WARN",
+        std::to_string(acker_.pending()) + " tuple trees still pending at the end of the drain");
+    TerminateAll();
+  }
+}
+
+void LocalCluster::TerminateAll() {
+  if (state_ == State::kStopping || state_ == State::kStopped) return;
+  state_ = State::kStopping;
+  deadline_timer_.cancel();
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (tasks_[t]) tasks_[t]->Terminate();
+  }
+  ConfigView conf(&plan_.topology_config);
+  stop_timer_.expires_after(conf.Seconds(keys::kShutdownGraceSecs, 5));
+  stop_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || state_ == State::kStopped) return;
+    for (std::size_t t = 1; t < tasks_.size(); ++t) {
+      if (tasks_[t] && tasks_[t]->Alive()) {
+        logs_.Write(ComponentOf(static_cast<int>(t)), static_cast<int>(t), "WARN",
+                    "did not exit after SIGTERM within the grace period: killed");
+        if (observer_) {
+          observer_->OnComponentError(ComponentOf(static_cast<int>(t)), static_cast<int>(t),
+                                      "did not exit after SIGTERM within " +
+                                          std::string(keys::kShutdownGraceSecs) + ": killed");
+        }
+        tasks_[t]->Kill();
+      }
+    }
+    Finish(status_);
+  });
+  Housekeeping();
+}
+
+void LocalCluster::Fatal(RunStatus status, const std::string& message) {
+  if (state_ == State::kStopped) return;
+  logs_.Write("__system", 0, "FATAL", message);
+  if (observer_) observer_->OnFatal(message);
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (tasks_[t]) tasks_[t]->Kill();
+  }
+  Finish(status);
+}
+
+void LocalCluster::Finish(RunStatus status) {
+  if (state_ == State::kStopped) return;
+  if (observer_) observer_->OnStatus(Snapshot());
+  state_ = State::kStopped;
+  status_ = status;
+  housekeeping_timer_.cancel();
+  status_timer_.cancel();
+  deadline_timer_.cancel();
+  stop_timer_.cancel();
+  boost::system::error_code ignored;
+  signals_.cancel(ignored);
+  io_.stop();
+}
+
+ClusterSnapshot LocalCluster::Snapshot() {
+  ClusterSnapshot s;
+  const auto now = Clock::now();
+  s.uptime_secs = std::chrono::duration<double>(now - started_at_).count();
+  switch (state_) {
+    case State::kStarting:
+      s.state = "starting";
+      break;
+    case State::kRunning:
+      s.state = "running";
+      break;
+    case State::kDraining:
+      s.state = "draining";
+      break;
+    case State::kStopping:
+      s.state = "stopping";
+      break;
+    case State::kStopped:
+      s.state = "stopped";
+      break;
+  }
+  s.pending_trees = acker_.pending();
+  s.tasks_total = plan_.num_tasks();
+  s.tasks_ready = 0;
+  s.backpressure = !hot_tasks_.empty();
+  const double interval_ms =
+      std::chrono::duration<double, std::milli>(now - last_snapshot_at_).count();
+  std::vector<double> max_busy(plan_.components.size(), 0);
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (!tasks_[t]) continue;
+    if (tasks_[t]->Ready()) s.tasks_ready++;
+    const double busy = tasks_[t]->BusyMs(now);
+    if (interval_ms > 50) {
+      const double frac = (busy - last_busy_ms_[t]) / interval_ms;
+      const int ci = plan_.task_component[t];
+      max_busy[ci] = std::max(max_busy[ci], frac);
+    }
+  }
+  if (interval_ms > 50) {
+    for (std::size_t t = 1; t < tasks_.size(); ++t) {
+      if (tasks_[t]) last_busy_ms_[t] = tasks_[t]->BusyMs(now);
+    }
+    capacity_ = max_busy;
+    last_snapshot_at_ = now;
+  }
+  for (std::size_t ci = 0; ci < plan_.components.size(); ++ci) {
+    const auto& c = plan_.components[ci];
+    ComponentStats cs;
+    cs.id = c.id;
+    cs.spout = c.def->is_spout();
+    cs.tasks = static_cast<int>(c.tasks.size());
+    for (int t : c.tasks) {
+      if (t < static_cast<int>(tasks_.size()) && tasks_[t]) cs.totals.Merge(tasks_[t]->stats());
+    }
+    cs.last_error = last_error_[ci];
+    if (!cs.last_error.empty()) {
+      cs.last_error_age_secs = std::chrono::duration<double>(now - last_error_at_[ci]).count();
+    }
+    cs.capacity = std::min(1.0, capacity_[ci]);
+    s.components.push_back(std::move(cs));
+  }
+  return s;
+}
+
+}  // namespace sparse::runtime

@@ -1,0 +1,165 @@
+// The local cluster: one event loop that runs a whole topology on this machine.
+//
+// It owns the tasks, the router and the acker, implements TaskHost for them, supervises (restart
+// with backoff, crash-loop detection), applies backpressure, and drives start-up, the run and the
+// drain. Everything happens on the thread that calls Run(); observers are called on it too.
+//
+// Start-up failures (a command that cannot start, no handshake) are fatal: the topology is wrong.
+// Failures after a task has once been ready are restarted, only that task, until a crash loop.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/acker.hpp"
+#include "runtime/component_logs.hpp"
+#include "runtime/metrics.hpp"
+#include "runtime/plan.hpp"
+#include "runtime/router.hpp"
+#include "runtime/task.hpp"
+
+namespace sparse::runtime {
+
+// Documented exit codes of `sparse run` (see `sparse --help`).
+enum class RunStatus : int {
+  kOk = 0,           // stopped as asked: time limit, Ctrl-C drain, idle stop
+  kStartFailed = 3,  // a component could not start or never completed its handshake
+  kFailed = 4,       // a component kept failing (crash loop) or the runtime could not go on
+  kForced = 130,     // a second Ctrl-C: stopped without draining
+};
+
+struct ClusterSnapshot {
+  double uptime_secs = 0;
+  std::string state;  // starting, running, draining, stopping, stopped
+  std::vector<ComponentStats> components;
+  std::size_t pending_trees = 0;
+  int tasks_ready = 0;
+  int tasks_total = 0;
+  bool backpressure = false;
+};
+
+class ClusterObserver {
+ public:
+  virtual ~ClusterObserver() = default;
+  virtual void OnStarting(int /*ready*/, int /*total*/) {}
+  virtual void OnRunning() {}
+  virtual void OnLog(const std::string& /*component*/, int /*task*/, int /*level*/,
+                     std::string_view /*msg*/) {}
+  virtual void OnStderr(const std::string& /*component*/, int /*task*/, std::string_view /*line*/) {
+  }
+  virtual void OnComponentError(const std::string& /*component*/, int /*task*/,
+                                std::string_view /*msg*/) {}
+  // `restart_in` is set when the task will be restarted.
+  virtual void OnTaskFailure(const FailureReport& /*report*/,
+                             std::optional<std::chrono::milliseconds> /*restart_in*/) {}
+  virtual void OnStatus(const ClusterSnapshot& /*snapshot*/) {}
+  virtual void OnStopping(const std::string& /*reason*/) {}
+  virtual void OnFatal(const std::string& /*message*/) {}
+};
+
+struct ClusterOptions {
+  TaskSettings task;
+  std::filesystem::path log_dir;  // empty: no log files
+  std::optional<std::chrono::milliseconds> run_for;
+  std::optional<std::chrono::milliseconds> stop_when_idle;
+  std::optional<std::chrono::milliseconds> drain_timeout;  // default: the message timeout
+  std::chrono::milliseconds status_every{1000};
+  bool handle_signals = true;  // SIGINT/SIGTERM: drain; a second one forces
+};
+
+class LocalCluster final : public TaskHost {
+ public:
+  LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer);
+  ~LocalCluster() override;
+
+  // Runs until stopped; returns the exit status.
+  RunStatus Run();
+  // Asks for a graceful stop (from the loop's thread or a posted handler).
+  void RequestStop(const std::string& reason);
+  ClusterSnapshot Snapshot();
+  boost::asio::io_context& io() override { return io_; }
+
+  // TaskHost.
+  const Plan& plan() const override { return plan_; }
+  const TaskSettings& settings() const override { return options_.task; }
+  Acker& acker() override { return acker_; }
+  IdGenerator& ids() override { return ids_; }
+  std::optional<std::string> Route(int source_task, const EmittedTuple& tuple,
+                                   std::optional<std::int64_t> direct_task,
+                                   std::vector<int>& targets) override;
+  void Deliver(int target_task, InputTuple&& tuple) override;
+  void Log(int task, multilang::LogLevel level, std::string_view msg) override;
+  void ReportError(int task, std::string_view msg) override;
+  void StderrLine(int task, std::string_view line) override;
+  void TaskReady(int task) override;
+  void TaskFailed(FailureReport report) override;
+  bool Throttled(int spout_task) const override;
+  void NoteActivity() override {
+    last_activity_ = Clock::now();
+    if (!hot_tasks_.empty()) CheckBackpressure();
+  }
+
+ private:
+  enum class State { kStarting, kRunning, kDraining, kStopping, kStopped };
+  void CreateTasks();
+  void HandleFailure(FailureReport report);
+  void Housekeeping();
+  void CheckBackpressure();
+  void SetHot(int task, bool hot);
+  void BeginStop(const std::string& reason);
+  void CheckDrained();
+  void TerminateAll();
+  void Finish(RunStatus status);
+  void Fatal(RunStatus status, const std::string& message);
+  void OnTreeDone(int spout_task, std::string message_id, TreeOutcome outcome,
+                  std::chrono::nanoseconds age);
+  bool AllIdle() const;
+  const std::string& ComponentOf(int task) const;
+
+  const Plan& plan_;
+  ClusterOptions options_;
+  ClusterObserver* observer_;
+  boost::asio::io_context io_;
+  Router router_;
+  Acker acker_;
+  IdGenerator ids_;
+  ComponentLogs logs_;
+  std::vector<std::unique_ptr<Task>> tasks_;  // by task id (index 0 unused)
+  std::vector<std::deque<Clock::time_point>> restarts_;
+  std::vector<std::string> last_error_;
+  std::vector<Clock::time_point> last_error_at_;
+  boost::asio::steady_timer housekeeping_timer_;
+  boost::asio::steady_timer status_timer_;
+  boost::asio::steady_timer deadline_timer_;
+  boost::asio::steady_timer stop_timer_;
+  boost::asio::signal_set signals_;
+  State state_ = State::kStarting;
+  RunStatus status_ = RunStatus::kOk;
+  int ready_ = 0;
+  bool all_started_once_ = false;
+  int signals_seen_ = 0;
+  Clock::time_point started_at_;
+  Clock::time_point last_activity_;
+  Clock::time_point drain_deadline_;
+  // Backpressure: tasks above the high watermark, and for each spout component how many hot
+  // tasks it feeds.
+  std::set<int> hot_tasks_;
+  std::vector<int> throttle_count_;                // by component index
+  std::vector<std::vector<int>> upstream_spouts_;  // by component index
+  std::size_t high_watermark_;
+  std::size_t low_watermark_;
+  // Capacity: busy time at the last snapshot.
+  std::vector<double> last_busy_ms_;
+  Clock::time_point last_snapshot_at_;
+  std::vector<double> capacity_;
+};
+
+}  // namespace sparse::runtime

@@ -1,0 +1,78 @@
+#include "runtime/plan.hpp"
+
+#include <algorithm>
+
+#include "multilang/messages.hpp"
+#include "runtime/config.hpp"
+
+namespace sparse::runtime {
+
+int Plan::FindComponent(std::string_view id) const {
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    if (components[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
+  Plan plan;
+  plan.topology = &topology;
+  plan.topology_config = DefaultConfig();
+  MergeConfig(plan.topology_config, topology.config);
+  MergeConfig(plan.topology_config, overrides);
+  plan.topology_config[keys::kTopologyName] = topology.name;
+
+  std::vector<const ComponentDef*> defs;
+  for (const auto& c : topology.components) defs.push_back(&c);
+  std::sort(defs.begin(), defs.end(),
+            [](const ComponentDef* a, const ComponentDef* b) { return a->id < b->id; });
+
+  plan.task_component.push_back(-1);
+  plan.task_index.push_back(-1);
+  for (const ComponentDef* def : defs) {
+    PlannedComponent pc;
+    pc.def = def;
+    pc.id = def->id;
+    multilang::AppendJsonString(pc.escaped_id, def->id);
+    for (const auto& s : def->streams) {
+      PlannedStream ps{s.id, s.fields, s.direct, {}};
+      multilang::AppendJsonString(ps.escaped_id, s.id);
+      pc.stream_index[s.id] = static_cast<int>(pc.streams.size());
+      pc.streams.push_back(std::move(ps));
+    }
+    pc.subscribers.resize(pc.streams.size());
+    pc.config = plan.topology_config;
+    MergeConfig(pc.config, def->config);
+    MergeConfig(pc.config, overrides);
+    const int ci = static_cast<int>(plan.components.size());
+    for (int i = 0; i < def->parallelism; ++i) {
+      pc.tasks.push_back(static_cast<int>(plan.task_component.size()));
+      plan.task_component.push_back(ci);
+      plan.task_index.push_back(i);
+    }
+    plan.components.push_back(std::move(pc));
+  }
+
+  for (std::size_t ti = 0; ti < plan.components.size(); ++ti) {
+    for (const auto& in : plan.components[ti].def->inputs) {
+      int si = plan.FindComponent(in.component);
+      if (si < 0) continue;  // validation reports it
+      auto& src = plan.components[si];
+      auto it = src.stream_index.find(in.stream);
+      if (it == src.stream_index.end()) continue;
+      Subscription sub;
+      sub.target_component = static_cast<int>(ti);
+      sub.type = in.grouping.type;
+      for (const auto& f : in.grouping.fields) {
+        const auto& fields = src.streams[it->second].fields;
+        auto pos = std::find(fields.begin(), fields.end(), f);
+        if (pos != fields.end())
+          sub.field_indices.push_back(static_cast<int>(pos - fields.begin()));
+      }
+      src.subscribers[it->second].push_back(std::move(sub));
+    }
+  }
+  return plan;
+}
+
+}  // namespace sparse::runtime

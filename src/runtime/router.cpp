@@ -1,0 +1,60 @@
+#include "runtime/router.hpp"
+
+namespace sparse::runtime {
+
+Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
+  routes_.resize(plan.num_tasks() + 1);
+  for (int task = 1; task <= plan.num_tasks(); ++task) {
+    const auto& c = plan.components[plan.task_component[task]];
+    auto& per_stream = routes_[task];
+    per_stream.resize(c.streams.size());
+    for (std::size_t s = 0; s < c.streams.size(); ++s) {
+      for (const auto& sub : c.subscribers[s]) {
+        const auto& tasks = plan.components[sub.target_component].tasks;
+        per_stream[s].push_back(Out{&sub, MakeGrouping(sub, tasks, seed ^ (task * 7919ULL + s))});
+      }
+    }
+  }
+}
+
+std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tuple,
+                                         std::optional<std::int64_t> direct_task,
+                                         std::vector<int>& targets) {
+  const auto& src = plan_.components[plan_.task_component[source_task]];
+  const auto& stream = src.streams[tuple.stream];
+  if (tuple.size() != stream.fields.size()) {
+    std::string fields;
+    for (const auto& f : stream.fields) fields += (fields.empty() ? "" : ", ") + f;
+    return "emit of " + std::to_string(tuple.size()) + " value(s) to stream `" + stream.id +
+           "`, which declares " + std::to_string(stream.fields.size()) + " field(s) [" + fields +
+           "]";
+  }
+  const auto& outs = routes_[source_task][tuple.stream];
+  if (direct_task) {
+    if (!stream.direct) {
+      return "direct emit (task " + std::to_string(*direct_task) + ") to stream `" + stream.id +
+             "`, which is not declared direct";
+    }
+    const std::int64_t t = *direct_task;
+    if (t < 1 || t > plan_.num_tasks()) {
+      return "direct emit to task " + std::to_string(t) + ", which does not exist";
+    }
+    const int target_component = plan_.task_component[static_cast<int>(t)];
+    for (const auto& out : outs) {
+      if (out.sub->target_component == target_component) {
+        targets.push_back(static_cast<int>(t));
+        return std::nullopt;
+      }
+    }
+    return "direct emit to task " + std::to_string(t) + " (`" +
+           plan_.components[target_component].id + "`), which does not subscribe to stream `" +
+           stream.id + "` of `" + src.id + "`";
+  }
+  if (stream.direct) {
+    return "emit without a task to direct stream `" + stream.id + "`";
+  }
+  for (const auto& out : outs) out.grouping->Choose(tuple, targets);
+  return std::nullopt;
+}
+
+}  // namespace sparse::runtime

@@ -1,0 +1,36 @@
+// Chooses the receiving tasks of every emit: one Grouping per (source task, stream, subscriber),
+// built once from the plan. Checks what the topology declares: the stream's arity, direct vs
+// non-direct streams, and that a direct target subscribes to the stream with direct grouping.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/grouping/grouping.hpp"
+#include "runtime/plan.hpp"
+
+namespace sparse::runtime {
+
+class Router {
+ public:
+  explicit Router(const Plan& plan, std::uint64_t seed = 0x5eed);
+
+  // Appends the receiving task ids to `targets`; returns a description of the violation if the
+  // emit is not allowed by the topology.
+  std::optional<std::string> Route(int source_task, const EmittedTuple& tuple,
+                                   std::optional<std::int64_t> direct_task,
+                                   std::vector<int>& targets);
+
+ private:
+  struct Out {
+    const Subscription* sub;
+    std::unique_ptr<GroupingStrategy> grouping;  // null for direct
+  };
+  const Plan& plan_;
+  // routes_[task][stream] = one Out per subscriber.
+  std::vector<std::vector<std::vector<Out>>> routes_;
+};
+
+}  // namespace sparse::runtime

@@ -1,0 +1,68 @@
+// A bolt child process: Storm's ShellBolt semantics, asynchronous both ways.
+//
+// Tuples wait in the runtime's queue; at most topology.shellbolt.max.pending are in flight to the
+// child (written, not yet acked or failed). Each delivery gets a unique string id; heartbeats go
+// out every sparse.heartbeat.secs and any message from the child counts as a sign of life. Tick
+// tuples are queued like any tuple. Un-acked inputs older than the message timeout are forgotten
+// (their trees have timed out already), so the table cannot grow without bound.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/shell_task.hpp"
+
+namespace sparse::runtime {
+
+class ShellBoltTask final : public ShellTask {
+ public:
+  ShellBoltTask(TaskHost& host, int task_id);
+
+  void Deliver(InputTuple&& tuple) override;
+  void Housekeeping(Clock::time_point now) override;
+  void Abort() override;
+  std::size_t QueueDepth() const override { return queue_.size() + inflight_.size(); }
+  double BusyMs(Clock::time_point now) const override {
+    return busy_ms_ +
+           (busy_ ? std::chrono::duration<double, std::milli>(now - busy_since_).count() : 0);
+  }
+
+ private:
+  struct InFlight {
+    std::vector<RootEdge> roots;
+    std::uint64_t ack_val = 0;  // XOR of the edges emitted anchored to this input
+    std::int64_t arrived_ns = 0;
+    Clock::time_point written;
+    bool tick = false;
+  };
+
+  void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;
+  void OnReady() override;
+  void OnBroken() override;
+  void Pump();
+  void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);
+  void HandleAckFail(multilang::ComponentMessage& msg, const std::string& raw, bool ack);
+  // Looks up an input id; reports a violation unless it is unknown because it expired.
+  InFlight* FindInput(const std::string& id, const std::string& raw, bool& expired);
+  void ScheduleTick();
+  void UpdateBusy();
+
+  std::deque<InputTuple> queue_;
+  std::unordered_map<std::uint64_t, InFlight> inflight_;
+  std::unordered_set<std::uint64_t> expired_;  // recently forgotten ids (bounded)
+  std::deque<std::uint64_t> expired_order_;
+  std::size_t max_pending_;
+  std::chrono::milliseconds heartbeat_every_;
+  std::chrono::milliseconds message_timeout_;
+  Clock::time_point last_heartbeat_{};
+  boost::asio::steady_timer tick_timer_;
+  std::int64_t tick_secs_ = 0;
+  bool busy_ = false;
+  Clock::time_point busy_since_{};
+  double busy_ms_ = 0;
+  std::vector<int> targets_;
+};
+
+}  // namespace sparse::runtime

@@ -1,0 +1,204 @@
+#include "runtime/shell_spout_task.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "runtime/config.hpp"
+#include "runtime/delivery.hpp"
+
+namespace sparse::runtime {
+
+using multilang::Command;
+
+ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
+    : ShellTask(host, task_id), rest_timer_(host.io()) {
+  ConfigView conf(&cdef_.config);
+  max_pending_ = conf.Int(keys::kMaxSpoutPending);
+  acking_ = conf.AckingEnabled();
+  rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
+}
+
+void ShellSpoutTask::OnReady() {
+  awaiting_sync_ = false;
+  if (want_active_) Activate();
+  Pump();
+}
+
+void ShellSpoutTask::Activate() {
+  want_active_ = true;
+  if (!Ready() || active_) return;
+  active_ = true;
+  control_.push_back("{\"command\":\"activate\",\"id\":\"\"}");
+  Pump();
+}
+
+void ShellSpoutTask::Deactivate() {
+  want_active_ = false;
+  if (!Ready() || !active_) return;
+  active_ = false;
+  control_.push_back("{\"command\":\"deactivate\",\"id\":\"\"}");
+  Pump();
+}
+
+void ShellSpoutTask::TreeDone(std::string message_id, TreeOutcome outcome) {
+  stats_.pending = stats_.pending ? stats_.pending - 1 : 0;
+  switch (outcome) {
+    case TreeOutcome::kAcked:
+      stats_.acked++;
+      break;
+    case TreeOutcome::kFailed:
+      stats_.failed++;
+      break;
+    case TreeOutcome::kTimedOut:
+      stats_.failed++;
+      stats_.timed_out++;
+      break;
+    case TreeOutcome::kAbandoned:
+      stats_.abandoned++;
+      return;  // the process that emitted it is gone; nobody to tell
+  }
+  if (!Ready()) return;
+  std::string cmd = outcome == TreeOutcome::kAcked ? "{\"command\":\"ack\",\"id\":"
+                                                   : "{\"command\":\"fail\",\"id\":";
+  cmd += message_id;
+  cmd += "}";
+  control_.push_back(std::move(cmd));
+  Pump();
+}
+
+void ShellSpoutTask::SendCommand(std::string json, bool is_next) {
+  awaiting_sync_ = true;
+  current_is_next_ = is_next;
+  emitted_in_current_ = false;
+  command_sent_ = Clock::now();
+  json += "\nend\n";
+  Send(std::move(json));
+}
+
+void ShellSpoutTask::Pump() {
+  if (!Ready() || awaiting_sync_) return;
+  if (!control_.empty()) {
+    std::string cmd = std::move(control_.front());
+    control_.pop_front();
+    SendCommand(std::move(cmd), false);
+    return;
+  }
+  if (!active_ || resting_ || stopping_) return;
+  const bool throttled = host_.Throttled(id_);
+  const auto now = Clock::now();
+  if (throttled) {
+    if (!throttled_since_set_) {
+      throttled_since_set_ = true;
+      throttled_since_ = now;
+    }
+    return;
+  }
+  if (throttled_since_set_) {
+    throttled_since_set_ = false;
+    stats_.backpressure_ms += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - throttled_since_).count());
+  }
+  if (acking_ && max_pending_ && *max_pending_ > 0 &&
+      static_cast<std::int64_t>(stats_.pending) >= *max_pending_) {
+    return;
+  }
+  SendCommand("{\"command\":\"next\",\"id\":\"\"}", true);
+}
+
+void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::string& raw) {
+  switch (msg.command) {
+    case Command::kEmit:
+      HandleEmit(msg, raw);
+      return;
+    case Command::kSync: {
+      if (!awaiting_sync_) return;  // tolerated: storm.py-style spouts may sync spontaneously
+      awaiting_sync_ = false;
+      if (current_is_next_ && !emitted_in_current_ && rest_.count() > 0) {
+        resting_ = true;
+        rest_timer_.expires_after(rest_);
+        rest_timer_.async_wait([this](const boost::system::error_code& ec) {
+          if (ec) return;
+          resting_ = false;
+          Pump();
+        });
+        // Acks and fails do not wait for the rest.
+        if (!control_.empty()) {
+          std::string cmd = std::move(control_.front());
+          control_.pop_front();
+          SendCommand(std::move(cmd), false);
+        }
+        return;
+      }
+      // Let other tasks' work run between spout rounds.
+      boost::asio::post(host_.io(), [this] { Pump(); });
+      return;
+    }
+    case Command::kAck:
+    case Command::kFail:
+      Violation(std::string("protocol violation: a spout sent `") +
+                    std::string(multilang::CommandName(msg.command)) + "`",
+                raw);
+      return;
+    default:
+      return;
+  }
+}
+
+void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::string& raw) {
+  std::optional<std::int64_t> direct;
+  if (msg.task && *msg.task != 0) direct = *msg.task;
+  const bool need_ids = msg.need_task_ids && !direct;
+  std::string message_id = std::move(msg.id);
+  if (message_id == "null") message_id.clear();
+  auto tuple = MakeEmitted(msg, raw);
+  if (!tuple) return;
+  targets_.clear();
+  if (auto err = host_.Route(id_, *tuple, direct, targets_)) {
+    Violation("protocol violation: " + *err, raw);
+    return;
+  }
+  emitted_in_current_ = true;
+  stats_.emitted++;
+  stats_.transferred += targets_.size();
+  const bool tracked = acking_ && !message_id.empty();
+  if (tracked) {
+    stats_.pending++;
+  } else if (!message_id.empty()) {
+    // Acking disabled (topology.acker.executors: 0): Storm acks spout tuples on emit.
+    control_.push_back("{\"command\":\"ack\",\"id\":" + message_id + "}");
+    stats_.acked++;
+  }
+  DeliverFromSpout(host_, id_, std::move(tuple), targets_, message_id, tracked);
+  if (need_ids) ReplyTaskIds(targets_);
+  host_.NoteActivity();
+}
+
+void ShellSpoutTask::Housekeeping(Clock::time_point now) {
+  if (!Ready()) return;
+  if (awaiting_sync_ && now - command_sent_ > subprocess_timeout_) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - command_sent_).count();
+    Violation("no `sync` for " + std::to_string(ms / 1000.0).substr(0, 5) +
+                  " s after a command (topology.subprocess.timeout.secs): the spout is stuck",
+              {});
+    return;
+  }
+  Pump();
+}
+
+void ShellSpoutTask::OnBroken() {
+  rest_timer_.cancel();
+  resting_ = false;
+  awaiting_sync_ = false;
+  active_ = false;
+  control_.clear();
+  // Trees this process started can no longer be acked or replayed by it.
+  host_.acker().AbandonSpoutTask(id_);
+  stats_.pending = 0;
+}
+
+void ShellSpoutTask::Abort() {
+  failed_ = true;
+  Kill();
+  OnBroken();
+}
+
+}  // namespace sparse::runtime

@@ -1,0 +1,220 @@
+#include "runtime/shell_task.hpp"
+
+#include <signal.h>
+
+#include <boost/process/search_path.hpp>
+#include <filesystem>
+
+#include "runtime/config.hpp"
+#include "runtime/context.hpp"
+
+namespace sparse::runtime {
+
+namespace fs = std::filesystem;
+using multilang::Command;
+
+ShellTask::ShellTask(TaskHost& host, int task_id)
+    : Task(host, task_id), handshake_timer_(host.io()) {
+  ConfigView conf(&cdef_.config);
+  subprocess_timeout_ = conf.SubprocessTimeout();
+}
+
+ShellTask::~ShellTask() = default;
+
+std::vector<std::string> ShellTask::ResolveArgv() const {
+  std::vector<std::string> argv = cdef_.def->command;
+  // Storm's examples say `python`; Debian only has python3 unless python-is-python3 is installed.
+  if (!argv.empty() && argv[0] == "python" && boost::process::search_path("python").empty() &&
+      !boost::process::search_path("python3").empty()) {
+    argv[0] = "python3";
+  }
+  return argv;
+}
+
+void ShellTask::Start() {
+  handshaken_ = false;
+  failed_ = false;
+  stopping_ = false;
+  pid_dir_ = (fs::path(host_.settings().pid_root) / std::to_string(id_)).string();
+  std::error_code ec;
+  fs::remove_all(pid_dir_, ec);
+  fs::create_directories(pid_dir_, ec);
+
+  multilang::ProcessOptions opts;
+  opts.argv = ResolveArgv();
+  opts.working_dir = host_.settings().working_dir;
+  opts.env_overrides = host_.settings().env_overrides;
+  ConfigView conf(&cdef_.config);
+  opts.max_message_bytes =
+      static_cast<std::size_t>(conf.Int(keys::kMaxMessageBytes).value_or(64 << 20));
+
+  multilang::ShellProcess::Callbacks cb;
+  cb.on_message = [this](std::string& body) { OnMessage(body); };
+  cb.on_stderr_line = [this](std::string_view line) { host_.StderrLine(id_, line); };
+  cb.on_stream_error = [this](const std::string& reason) {
+    Violation("protocol violation: " + reason, {});
+  };
+  cb.on_exit = [this](const multilang::ExitStatus& st) { OnExit(st); };
+  proc_ = std::make_unique<multilang::ShellProcess>(host_.io(), std::move(opts), std::move(cb));
+  if (auto err = proc_->Start()) {
+    FailureReport r = NewReport("cannot start `" + cdef_.def->command.front() + "`: " + *err);
+    r.during_start = !ever_ready_;
+    Fail(std::move(r));
+    return;
+  }
+  last_heard_ = Clock::now();
+  proc_->Send(MakeHandshake(host_.plan(), id_, pid_dir_) + "\nend\n");
+
+  auto timeout = conf.Seconds(keys::kHandshakeTimeoutSecs, 30);
+  handshake_timer_.expires_after(timeout);
+  handshake_timer_.async_wait([this, timeout](const boost::system::error_code& ec) {
+    if (ec || handshaken_ || failed_) return;
+    Fail(NewReport("no handshake reply within " +
+                   std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s (" +
+                   keys::kHandshakeTimeoutSecs + "): the component never sent {\"pid\": N}"));
+  });
+}
+
+void ShellTask::Terminate() {
+  stopping_ = true;
+  if (proc_) proc_->Signal(SIGTERM);
+}
+
+void ShellTask::Kill() {
+  stopping_ = true;
+  if (proc_) proc_->Signal(SIGKILL);
+}
+
+FailureReport ShellTask::NewReport(std::string reason, std::string_view offending) const {
+  FailureReport r;
+  r.task = id_;
+  r.component = cdef_.id;
+  r.pid = proc_ ? proc_->pid() : -1;
+  r.reason = std::move(reason);
+  r.offending = multilang::Truncate(offending);
+  r.stderr_tail = proc_ ? proc_->StderrTail() : "";
+  r.during_start = !ever_ready_;
+  return r;
+}
+
+void ShellTask::Fail(FailureReport report) {
+  if (failed_) return;
+  failed_ = true;
+  handshake_timer_.cancel();
+  if (proc_) proc_->Signal(SIGKILL);
+  OnBroken();
+  host_.TaskFailed(std::move(report));
+}
+
+void ShellTask::Violation(const std::string& reason, std::string_view offending) {
+  stats_.errors++;
+  Fail(NewReport(reason, offending));
+}
+
+void ShellTask::OnExit(const multilang::ExitStatus& status) {
+  if (failed_) return;
+  if (stopping_) {
+    OnBroken();
+    return;
+  }
+  Fail(NewReport("process " + status.Describe()));
+}
+
+void ShellTask::OnMessage(std::string& body) {
+  if (failed_) return;
+  last_heard_ = Clock::now();
+  // Parsing only reserves padding in `body`; its text stays intact for error reports.
+  const std::string& raw = body;
+  if (auto err = parser_.Parse(body, msg_)) {
+    Violation("protocol violation: " + *err, raw);
+    return;
+  }
+  if (!handshaken_) {
+    if (msg_.command != Command::kPid) {
+      if (msg_.command == Command::kLog) {  // some adapters log before answering
+        host_.Log(id_, msg_.level, msg_.msg);
+        return;
+      }
+      Violation("protocol violation: expected the handshake reply {\"pid\": N}", raw);
+      return;
+    }
+    std::error_code ec;
+    if (!fs::exists(fs::path(pid_dir_) / std::to_string(msg_.pid), ec)) {
+      Violation("handshake: the component replied pid " + std::to_string(msg_.pid) +
+                    " but did not create the file " + pid_dir_ + "/" + std::to_string(msg_.pid),
+                raw);
+      return;
+    }
+    handshaken_ = true;
+    ever_ready_ = true;
+    handshake_timer_.cancel();
+    host_.TaskReady(id_);
+    OnReady();
+    return;
+  }
+  switch (msg_.command) {
+    case Command::kLog:
+      stats_.logs++;
+      host_.Log(id_, msg_.level, msg_.msg);
+      return;
+    case Command::kError:
+      stats_.errors++;
+      host_.ReportError(id_, msg_.msg);
+      return;
+    case Command::kMetrics:
+      stats_.metrics_received++;
+      if (!msg_.metric_name.empty()) {
+        try {
+          auto v = nlohmann::json::parse(msg_.metric_params_json);
+          if (v.is_number()) stats_.gauges[msg_.metric_name] = v.get<double>();
+        } catch (...) {
+          // Non-numeric params are accepted and counted, never fatal.
+        }
+      }
+      return;
+    case Command::kPid:
+      Violation("protocol violation: a second handshake reply", raw);
+      return;
+    case Command::kEmit:
+    case Command::kAck:
+    case Command::kFail:
+    case Command::kSync:
+      OnCommand(msg_, raw);
+      return;
+  }
+}
+
+std::shared_ptr<EmittedTuple> ShellTask::MakeEmitted(multilang::ComponentMessage& msg,
+                                                     const std::string& raw) {
+  auto it = cdef_.stream_index.find(msg.stream);
+  if (it == cdef_.stream_index.end()) {
+    std::string known;
+    for (const auto& s : cdef_.streams) known += (known.empty() ? "" : ", ") + s.id;
+    Violation("protocol violation: emit to undeclared stream `" + msg.stream +
+                  "` (declared: " + (known.empty() ? "none" : known) + ")",
+              raw);
+    return nullptr;
+  }
+  auto t = std::make_shared<EmittedTuple>();
+  t->values_json = std::move(msg.tuple_json);
+  t->source_task = id_;
+  t->source_component = component_;
+  t->stream = it->second;
+  if (!SplitJsonArray(t->values_json, t->spans)) {
+    Violation("protocol violation: `tuple` is not a JSON array", raw);
+    return nullptr;
+  }
+  return t;
+}
+
+void ShellTask::ReplyTaskIds(const std::vector<int>& tasks) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (i) out.push_back(',');
+    out += std::to_string(tasks[i]);
+  }
+  out += "]\nend\n";
+  Send(std::move(out));
+}
+
+}  // namespace sparse::runtime

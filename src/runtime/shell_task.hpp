@@ -1,0 +1,67 @@
+// What shell bolts and shell spouts share: the child process, the handshake (with a timeout and
+// the pid-file check), log/error/metrics commands, stderr, and turning every way a child can
+// break into one FailureReport.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+
+#include "multilang/shell_process.hpp"
+#include "runtime/task.hpp"
+
+namespace sparse::runtime {
+
+class ShellTask : public Task {
+ public:
+  ShellTask(TaskHost& host, int task_id);
+  ~ShellTask() override;
+
+  void Start() override;
+  void Terminate() override;
+  void Kill() override;
+  bool Alive() const override { return proc_ && proc_->running(); }
+  bool Ready() const override { return handshaken_ && !failed_; }
+  pid_t pid() const override { return proc_ ? proc_->pid() : -1; }
+
+ protected:
+  // A parsed message from a ready child (handshake done). Log/error/metrics are handled before.
+  virtual void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) = 0;
+  // The child is ready (handshake done): begin work.
+  virtual void OnReady() = 0;
+  // The child is gone or broken: fail what was in flight.
+  virtual void OnBroken() = 0;
+
+  // Reports a protocol violation and stops the child; the host decides on a restart.
+  void Violation(const std::string& reason, std::string_view offending);
+  void Send(std::string bytes) {
+    if (proc_) proc_->Send(std::move(bytes));
+  }
+  std::size_t QueuedBytes() const { return proc_ ? proc_->queued_bytes() : 0; }
+  // Builds the EmittedTuple of an emit; nullptr after reporting a violation.
+  std::shared_ptr<EmittedTuple> MakeEmitted(multilang::ComponentMessage& msg,
+                                            const std::string& raw);
+  // Writes a task-id reply: a bare JSON array.
+  void ReplyTaskIds(const std::vector<int>& tasks);
+
+  Clock::time_point last_heard_{};
+  bool handshaken_ = false;
+  bool failed_ = false;
+  bool stopping_ = false;
+  std::chrono::milliseconds subprocess_timeout_;
+
+ private:
+  void OnMessage(std::string& body);
+  void OnExit(const multilang::ExitStatus& status);
+  void Fail(FailureReport report);
+  FailureReport NewReport(std::string reason, std::string_view offending = {}) const;
+  std::vector<std::string> ResolveArgv() const;
+
+  std::unique_ptr<multilang::ShellProcess> proc_;
+  multilang::MessageParser parser_;
+  multilang::ComponentMessage msg_;
+  boost::asio::steady_timer handshake_timer_;
+  std::string pid_dir_;
+  bool ever_ready_ = false;
+};
+
+}  // namespace sparse::runtime

@@ -1,0 +1,60 @@
+#include "runtime/tuple.hpp"
+
+namespace sparse::runtime {
+
+namespace {
+bool IsSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+}  // namespace
+
+bool SplitJsonArray(std::string_view s,
+                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans) {
+  spans.clear();
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n && IsSpace(s[i])) ++i;
+  if (i >= n || s[i] != '[') return false;
+  ++i;
+  int depth = 0;
+  bool in_string = false;
+  std::size_t start = std::string::npos;
+  std::size_t last_non_space = 0;
+  for (; i < n; ++i) {
+    char c = s[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      last_non_space = i;
+      continue;
+    }
+    if (IsSpace(c)) continue;
+    if (depth == 0 && (c == ',' || c == ']')) {
+      if (start != std::string::npos) {
+        spans.emplace_back(static_cast<std::uint32_t>(start),
+                           static_cast<std::uint32_t>(last_non_space + 1 - start));
+        start = std::string::npos;
+      } else if (c == ',') {
+        return false;  // empty element
+      }
+      if (c == ']') return true;
+      continue;
+    }
+    if (start == std::string::npos) start = i;
+    last_non_space = i;
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+      if (depth < 0) return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace sparse::runtime

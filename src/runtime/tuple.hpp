@@ -1,0 +1,51 @@
+// Tuples as they move through the runtime.
+//
+// An emitted tuple is parsed once: its values stay the raw JSON text the component wrote (never
+// re-encoded) plus the byte span of each value, which groupings hash. Every receiving task shares
+// the same EmittedTuple; each delivery adds its own acking identity (InputTuple).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sparse::runtime {
+
+struct EmittedTuple {
+  std::string values_json;                                     // a JSON array
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;  // offset, length of each value
+  int source_task = 0;
+  int source_component = 0;  // index into the plan's components
+  int stream = 0;            // index into the plan's stream names
+
+  std::size_t size() const { return spans.size(); }
+  std::string_view value(std::size_t i) const {
+    return std::string_view(values_json).substr(spans[i].first, spans[i].second);
+  }
+};
+
+// One root of a tuple tree a delivered tuple belongs to, with the XOR id it carries for it
+// (Storm's MessageId.anchorsToIds).
+struct RootEdge {
+  std::uint64_t root = 0;
+  std::uint64_t id = 0;
+};
+
+struct InputTuple {
+  std::shared_ptr<const EmittedTuple> tuple;
+  std::vector<RootEdge> roots;  // empty: not tracked
+  // Ticks and heartbeats are system tuples with no EmittedTuple.
+  bool tick = false;
+  std::int64_t tick_freq_secs = 0;
+  std::int64_t arrived_ns = 0;  // when it reached the task's queue (for latencies)
+};
+
+// Splits a JSON array's text into the spans of its values. Returns false if it is not an array.
+// Cheap: one pass over the bytes, tracking strings and nesting.
+bool SplitJsonArray(std::string_view array_json,
+                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans);
+
+}  // namespace sparse::runtime

@@ -1,0 +1,122 @@
+#include "runtime/validate.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace sparse::runtime {
+
+namespace {
+
+bool Reserved(std::string_view id) {
+  return id.size() >= 2 && id.substr(0, 2) == "__";
+}
+
+}  // namespace
+
+std::vector<Diagnostic> ValidateTopology(const Topology& t) {
+  std::vector<Diagnostic> out;
+  auto error = [&](const SourceLocation& where, std::string msg) {
+    out.push_back({where, std::move(msg)});
+  };
+  const SourceLocation file_loc{t.file.string(), 0};
+
+  if (t.name.empty()) {
+    error(file_loc, "the topology has no `name`");
+  } else if (t.name.find_first_of("/.:\\") != std::string::npos) {
+    error(file_loc, "topology name `" + t.name + "` must not contain any of / . : \\");
+  }
+  if (t.components.empty()) error(file_loc, "the topology has no spouts or bolts");
+  bool has_spout = false;
+
+  std::map<std::string, const ComponentDef*> by_id;
+  for (const auto& c : t.components) {
+    if (c.id.empty()) continue;  // reported by the loader
+    if (auto [it, inserted] = by_id.emplace(c.id, &c); !inserted) {
+      error(c.where, "duplicate component id `" + c.id + "` (first declared at " +
+                         it->second->where.ToString() + ")");
+    }
+    if (Reserved(c.id)) error(c.where, "component id `" + c.id + "` must not start with `__`");
+    if (c.is_spout()) has_spout = true;
+    if (c.command.empty() && c.builtin.empty()) {
+      error(c.where, "component `" + c.id + "` has no `command`");
+    }
+    if (c.is_spout() && !c.inputs.empty()) {
+      error(c.inputs.front().where, "spout `" + c.id + "` cannot have inputs");
+    }
+    std::map<std::string, const StreamDef*> streams;
+    for (const auto& s : c.streams) {
+      if (!streams.emplace(s.id, &s).second) {
+        error(s.where, "stream `" + s.id + "` declared twice in `" + c.id + "`");
+      }
+      if (Reserved(s.id)) {
+        error(s.where, "stream id `" + s.id + "` of `" + c.id + "` must not start with `__`");
+      }
+      std::vector<std::string> seen;
+      for (const auto& f : s.fields) {
+        if (std::find(seen.begin(), seen.end(), f) != seen.end()) {
+          error(s.where,
+                "field `" + f + "` appears twice in stream `" + s.id + "` of `" + c.id + "`");
+        }
+        seen.push_back(f);
+      }
+    }
+  }
+  if (!t.components.empty() && !has_spout) error(file_loc, "the topology has no spout");
+
+  for (const auto& c : t.components) {
+    for (const auto& in : c.inputs) {
+      auto it = by_id.find(in.component);
+      if (it == by_id.end()) {
+        error(in.where, "`" + c.id + "` reads from unknown component `" + in.component + "`");
+        continue;
+      }
+      const ComponentDef& src = *it->second;
+      const StreamDef* stream = src.FindStream(in.stream);
+      if (!stream) {
+        std::string known;
+        for (const auto& s : src.streams) known += (known.empty() ? "" : ", ") + s.id;
+        error(in.where, "`" + c.id + "` reads stream `" + in.stream + "` that `" + src.id +
+                            "` does not declare" +
+                            (known.empty() ? "" : " (it declares: " + known + ")"));
+        continue;
+      }
+      const auto type = in.grouping.type;
+      if (type == GroupingType::kFields || type == GroupingType::kPartialKey) {
+        if (in.grouping.fields.empty()) {
+          error(in.where,
+                std::string(GroupingName(type)) + " grouping from `" + src.id + "` needs `fields`");
+        }
+        for (const auto& f : in.grouping.fields) {
+          if (std::find(stream->fields.begin(), stream->fields.end(), f) == stream->fields.end()) {
+            std::string declared;
+            for (const auto& d : stream->fields) declared += (declared.empty() ? "" : ", ") + d;
+            error(in.where, "fields grouping on `" + f + "`, which stream `" + in.stream +
+                                "` of `" + src.id + "` does not declare (declared: " +
+                                (declared.empty() ? "none" : declared) + ")");
+          }
+        }
+      } else if (!in.grouping.fields.empty() && type != GroupingType::kGlobal) {
+        error(in.where, "`fields` only applies to fields and partial_key groupings");
+      }
+      if (type == GroupingType::kDirect && !stream->direct) {
+        error(in.where, "direct grouping on stream `" + in.stream + "` of `" + src.id +
+                            "`, which is not declared direct");
+      }
+      if (type != GroupingType::kDirect && stream->direct) {
+        error(in.where, "stream `" + in.stream + "` of `" + src.id +
+                            "` is direct: subscribe to it with grouping `direct`");
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.where.line < b.where.line;
+  });
+  return out;
+}
+
+void ValidateOrThrow(const Topology& topology) {
+  auto d = ValidateTopology(topology);
+  if (!d.empty()) throw TopologyError(std::move(d));
+}
+
+}  // namespace sparse::runtime
