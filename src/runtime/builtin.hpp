@@ -32,6 +32,9 @@ struct BuiltinTuple {
   std::string_view component;
   std::string_view stream;
   bool tick = false;
+  // The declared fields of `stream` of `component` (null for ticks), so a bolt can find a value
+  // by field name.
+  const std::vector<std::string>* fields = nullptr;
 };
 
 // What a built-in component may do; implemented by the task that hosts it. Same semantics as the
@@ -53,6 +56,11 @@ class BuiltinCollector {
   virtual void SetGauge(const std::string& name, double value) = 0;
   // Spouts: ask for NextTuple again soon even if nothing was emitted (e.g. data arrived).
   virtual void Wakeup() = 0;
+  // The component cannot go on (e.g. its client hit an unrecoverable error). The task is handled
+  // like a crashed child: its in-flight inputs are failed, it is closed, and the supervisor opens
+  // it again with backoff (Open on the same object), or stops the topology on a crash loop or
+  // before the topology has started. Takes effect after the current call returns.
+  virtual void Fatal(const std::string& reason) = 0;
 };
 
 class BuiltinComponent {
@@ -68,6 +76,9 @@ class BuiltinComponent {
   virtual void Fail(const std::string& /*message_id_json*/) {}
   virtual void Activate() {}
   virtual void Deactivate() {}
+  // Backpressure on the spout started (true) or ended (false): NextTuple is not called meanwhile,
+  // so a spout that buffers or prefetches (Kafka) should pause its sources.
+  virtual void Backpressure(bool /*throttled*/) {}
   // Bolts.
   virtual void Execute(const BuiltinTuple& /*tuple*/) {}
   virtual void Close() {}

@@ -122,6 +122,7 @@ void BuiltinTask::RunNext() {
     if (!throttled_since_set_) {
       throttled_since_set_ = true;
       throttled_since_ = now;
+      impl_->Backpressure(true);
     }
     ScheduleNext(std::chrono::milliseconds(10));
     return;
@@ -130,6 +131,7 @@ void BuiltinTask::RunNext() {
     throttled_since_set_ = false;
     stats_.backpressure_ms += static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(now - throttled_since_).count());
+    impl_->Backpressure(false);
   }
   if (acking_ && max_pending_ && *max_pending_ > 0 &&
       static_cast<std::int64_t>(stats_.pending) >= *max_pending_) {
@@ -191,6 +193,7 @@ void BuiltinTask::PumpBolt() {
       bt.tuple = f.input.tuple.get();
       bt.component = src.id;
       bt.stream = src.streams[f.input.tuple->stream].id;
+      bt.fields = &src.streams[f.input.tuple->stream].fields;
     } else {
       bt.component = "__system";
       bt.stream = "__tick";
@@ -304,6 +307,22 @@ void BuiltinTask::Ack(const std::string& tuple_id) {
 }
 void BuiltinTask::Fail(const std::string& tuple_id) {
   Finish(tuple_id, false);
+}
+
+void BuiltinTask::Fatal(const std::string& reason) {
+  if (!open_) return;
+  auto alive = alive_;
+  boost::asio::post(host_.io(), [this, alive, reason] {
+    if (!*alive || !open_) return;
+    Abort();  // fails the inputs in flight, closes the component
+    active_ = false;
+    throttled_since_set_ = false;
+    FailureReport r;
+    r.task = id_;
+    r.component = cdef_.id;
+    r.reason = "built-in `" + cdef_.def->builtin + "` failed: " + reason;
+    host_.TaskFailed(std::move(r));
+  });
 }
 
 void BuiltinTask::Log(int level, const std::string& msg) {

@@ -44,6 +44,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void ReportError(const std::string& msg) override;
   void SetGauge(const std::string& name, double value) override { stats_.gauges[name] = value; }
   void Wakeup() override { Wake(); }
+  void Fatal(const std::string& reason) override;
 
  private:
   struct InFlight {

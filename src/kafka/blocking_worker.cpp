@@ -1,0 +1,68 @@
+#include "kafka/blocking_worker.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace sparse::kafka {
+
+BlockingWorker::BlockingWorker(boost::asio::io_context& io) : io_(io) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+BlockingWorker::~BlockingWorker() {
+  Stop();
+}
+
+void BlockingWorker::Submit(Job job) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    jobs_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
+bool BlockingWorker::Busy() const {
+  std::lock_guard lock(mu_);
+  return running_job_ || !jobs_.empty();
+}
+
+void BlockingWorker::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+    cancelled_ = true;
+    jobs_.clear();
+  }
+  *alive_ = false;
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void BlockingWorker::Loop() {
+  // The alive flag is only read on the event loop (inside the posted handler), never here.
+  const std::shared_ptr<bool> alive = alive_;
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+      running_job_ = true;
+    }
+    Continuation next = job();
+    {
+      std::lock_guard lock(mu_);
+      running_job_ = false;
+    }
+    if (next) {
+      boost::asio::post(io_, [alive, next = std::move(next)] {
+        if (*alive) next();
+      });
+    }
+  }
+}
+
+}  // namespace sparse::kafka

@@ -1,0 +1,380 @@
+#include "kafka/kafka_bolt.hpp"
+
+#include <algorithm>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <unordered_map>
+
+#include "kafka/client_events.hpp"
+#include "kafka/rdkafka_handles.hpp"
+#include "kafka/record_codec.hpp"
+#include "kafka/report_throttle.hpp"
+#include "runtime/config.hpp"
+#include "runtime/tuple.hpp"
+
+namespace sparse::kafka {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr auto kCloseTimeout = std::chrono::seconds(5);
+constexpr auto kMetricsEvery = std::chrono::seconds(1);
+
+std::string FieldList(const std::vector<std::string>& fields) {
+  std::string s;
+  for (const auto& f : fields) s += (s.empty() ? "" : ", ") + f;
+  return s;
+}
+}  // namespace
+
+class KafkaBolt::Session {
+ public:
+  Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
+          int task_id)
+      : o_(o), out_(out), timer_(io), task_id_(task_id) {}
+  ~Session() { Close(); }
+
+  std::optional<std::string> Open(const nlohmann::json& conf);
+  void Execute(const runtime::BuiltinTuple& t);
+  void Close();
+
+ private:
+  struct Record {
+    std::string tuple_id;
+    std::string topic;
+    std::optional<std::string> key;
+    std::optional<std::string> value;
+  };
+  // Where the bolt's fields are in one input stream (-1: absent).
+  struct Layout {
+    int topic = -1;
+    int key = -1;
+    int value = -1;
+  };
+
+  static void OnDelivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+  static void OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  static void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf);
+
+  const Layout& LayoutFor(const std::vector<std::string>* fields);
+  // Queues the record; false when librdkafka's queue is full (the caller keeps it).
+  bool Produce(Record& r);
+  void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why);
+  void Report(const std::string& key, const std::string& message) {
+    if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
+  }
+  void ScheduleTick();
+  void Tick();
+  void DrainBacklog();
+  void PublishMetrics(Clock::time_point now);
+
+  const BoltOptions& o_;
+  runtime::BuiltinCollector& out_;
+  boost::asio::steady_timer timer_;
+  int task_id_;
+  std::string bootstrap_;
+  ClientPtr producer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  ReportThrottle throttle_;
+  bool open_ = false;
+  bool fatal_ = false;
+  std::unordered_map<const std::vector<std::string>*, Layout> layouts_;
+  std::deque<Record> backlog_;
+  std::int64_t in_flight_ = 0;
+  std::uint64_t delivered_ = 0;
+  std::uint64_t delivery_errors_ = 0;
+  std::uint64_t rejected_ = 0;
+  std::uint64_t queue_full_ = 0;
+  std::uint64_t client_errors_ = 0;
+  std::uint64_t delivered_at_last_metrics_ = 0;
+  Clock::time_point last_metrics_at_{};
+  Clock::time_point next_metrics_{};
+};
+
+std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) {
+  bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers);
+  if (bootstrap_.empty() && o_.properties.contains("bootstrap.servers")) {
+    bootstrap_ = PropertyText(o_.properties["bootstrap.servers"]).value_or("");
+  }
+  if (bootstrap_.empty()) {
+    return std::string(
+               "no Kafka bootstrap servers: set options.bootstrap_servers, or the config "
+               "key ") +
+           kBootstrapOverrideKey;
+  }
+  ConfPtr kconf(rd_kafka_conf_new());
+  if (!o_.properties.contains("enable.idempotence")) {
+    SetProperty(kconf.get(), "enable.idempotence", "true");
+  }
+  if (!o_.properties.contains("message.timeout.ms")) {
+    // Give up on a delivery about when the tuple tree would time out anyway, so a record is not
+    // written long after the spout replayed its tuple.
+    const auto secs = runtime::ConfigView(&conf).Number(runtime::keys::kMessageTimeoutSecs);
+    if (secs && *secs > 0) {
+      SetProperty(kconf.get(), "message.timeout.ms",
+                  std::to_string(static_cast<std::int64_t>(*secs * 1000)));
+    }
+  }
+  if (!o_.properties.contains("client.id")) {
+    SetProperty(kconf.get(), "client.id", "sparse-kafka-bolt-" + std::to_string(task_id_));
+  }
+  if (auto err = ApplyProperties(kconf.get(), o_.properties)) return "options." + *err;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"bootstrap.servers", bootstrap_}, {"log.queue", "true"}}) {
+    if (auto err = SetProperty(kconf.get(), k, v)) return k + ": " + *err;
+  }
+  rd_kafka_conf_set_opaque(kconf.get(), this);
+  rd_kafka_conf_set_dr_msg_cb(kconf.get(), &Session::OnDelivery);
+  rd_kafka_conf_set_error_cb(kconf.get(), &Session::OnError);
+  rd_kafka_conf_set_log_cb(kconf.get(), &Session::OnLog);
+  std::string error;
+  producer_ = NewClient(RD_KAFKA_PRODUCER, std::move(kconf), error);
+  if (!producer_) return "cannot create the Kafka producer: " + error;
+  rd_kafka_set_log_queue(producer_.get(), nullptr);
+  open_ = true;
+  last_metrics_at_ = Clock::now();
+  next_metrics_ = last_metrics_at_ + kMetricsEvery;
+  ScheduleTick();
+  return std::nullopt;
+}
+
+void KafkaBolt::Session::Close() {
+  if (!open_) return;
+  open_ = false;
+  timer_.cancel();
+  *alive_ = false;
+  for (auto& r : backlog_) out_.Fail(r.tuple_id);
+  backlog_.clear();
+  // Deliver what is queued (their reports ack or fail the inputs), then give up on the rest.
+  rd_kafka_flush(producer_.get(),
+                 static_cast<int>(std::chrono::milliseconds(kCloseTimeout).count()));
+  if (rd_kafka_outq_len(producer_.get()) > 0) {
+    rd_kafka_purge(producer_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_flush(producer_.get(), 1000);
+  }
+  rd_kafka_poll(producer_.get(), 0);
+  PublishMetrics(Clock::now());
+  producer_.reset();
+}
+
+void KafkaBolt::Session::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opaque) {
+  auto* self = static_cast<Session*>(opaque);
+  std::unique_ptr<std::string> id(static_cast<std::string*>(msg->_private));
+  if (!id) return;
+  --self->in_flight_;
+  if (!msg->err) {
+    ++self->delivered_;
+    self->out_.Ack(*id);
+    return;
+  }
+  ++self->delivery_errors_;
+  const std::string topic = msg->rkt ? rd_kafka_topic_name(msg->rkt) : "?";
+  self->Report(std::string("delivery:") + rd_kafka_err2name(msg->err),
+               "delivery to topic `" + topic + "` failed: " + rd_kafka_err2str(msg->err) +
+                   "; input tuple failed (its spout may replay it)");
+  self->out_.Fail(*id);
+}
+
+void KafkaBolt::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<Session*>(opaque);
+  ++self->client_errors_;
+  const ClientError e = DescribeClientError(rk, err, reason, self->bootstrap_);
+  if (e.fatal && !self->fatal_) {
+    self->fatal_ = true;
+    self->out_.Fatal(e.message);
+    return;
+  }
+  self->Report(e.key, e.message);
+}
+
+void KafkaBolt::Session::OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  auto* self = static_cast<Session*>(rd_kafka_opaque(rk));
+  if (!self || level > 4) return;
+  if (auto text = self->throttle_.Admit(std::string("log:") + fac,
+                                        std::string("librdkafka ") + fac + ": " + buf)) {
+    self->out_.Log(RuntimeLogLevel(level), *text);
+  }
+}
+
+const KafkaBolt::Session::Layout& KafkaBolt::Session::LayoutFor(
+    const std::vector<std::string>* fields) {
+  auto it = layouts_.find(fields);
+  if (it != layouts_.end()) return it->second;
+  Layout l;
+  auto index = [&](const std::string& name) {
+    if (name.empty()) return -1;
+    auto f = std::find(fields->begin(), fields->end(), name);
+    return f == fields->end() ? -2 : static_cast<int>(f - fields->begin());
+  };
+  l.topic = index(o_.topic_field);
+  l.key = index(o_.key_field);
+  l.value = index(o_.value_field);
+  return layouts_[fields] = l;
+}
+
+void KafkaBolt::Session::Reject(const runtime::BuiltinTuple& t, const std::string& key,
+                                const std::string& why) {
+  ++rejected_;
+  Report(key, "tuple from " + std::string(t.component) + ":" + std::string(t.stream) +
+                  " not written: " + why + "; tuple failed");
+  out_.Fail(t.id);
+}
+
+void KafkaBolt::Session::Execute(const runtime::BuiltinTuple& t) {
+  if (t.tick) {
+    out_.Ack(t.id);
+    return;
+  }
+  if (!open_ || fatal_ || !t.tuple || !t.fields) {
+    out_.Fail(t.id);
+    return;
+  }
+  const Layout& layout = LayoutFor(t.fields);
+  const auto& tuple = *t.tuple;
+  const std::string where = std::string(t.component) + ":" + std::string(t.stream);
+  struct Want {
+    const char* option;
+    const std::string& field;
+    int index;
+  };
+  for (const Want& w : {Want{"topic_field", o_.topic_field, layout.topic},
+                        Want{"key_field", o_.key_field, layout.key},
+                        Want{"value_field", o_.value_field, layout.value}}) {
+    if (w.index == -2) {
+      Reject(t, std::string("missing:") + w.option + where,
+             std::string("options.") + w.option + " `" + w.field + "` is not a field of " + where +
+                 " (fields: " + FieldList(*t.fields) + ")");
+      return;
+    }
+    if (w.index >= 0 && static_cast<std::size_t>(w.index) >= tuple.size()) {
+      Reject(t, "short:" + where, "the tuple has fewer values than its fields");
+      return;
+    }
+  }
+  Record r;
+  r.tuple_id = t.id;
+  bool ok = true;
+  if (layout.topic >= 0) {
+    auto topic = ValueBytes(tuple.value(layout.topic), ok);
+    if (!ok || !topic || topic->empty()) {
+      Reject(t, "topic_value",
+             "field `" + o_.topic_field + "` (options.topic_field) holds " +
+                 std::string(tuple.value(layout.topic)) + ", not a topic name");
+      return;
+    }
+    r.topic = std::move(*topic);
+  } else {
+    r.topic = o_.topic;
+  }
+  if (layout.key >= 0) {
+    r.key = ValueBytes(tuple.value(layout.key), ok);
+    if (!ok) {
+      Reject(t, "key_value", "field `" + o_.key_field + "` is not valid JSON text");
+      return;
+    }
+  }
+  if (layout.value >= 0) {
+    r.value = ValueBytes(tuple.value(layout.value), ok);
+    if (!ok) {
+      Reject(t, "value_value", "field `" + o_.value_field + "` is not valid JSON text");
+      return;
+    }
+  } else {
+    std::vector<std::string_view> values;
+    values.reserve(tuple.size());
+    for (std::size_t i = 0; i < tuple.size(); ++i) values.push_back(tuple.value(i));
+    r.value = TupleAsJsonObject(*t.fields, values);
+  }
+  if (!backlog_.empty() || !Produce(r)) backlog_.push_back(std::move(r));
+}
+
+bool KafkaBolt::Session::Produce(Record& r) {
+  auto id = std::make_unique<std::string>(r.tuple_id);
+  const void* key = r.key ? r.key->data() : nullptr;
+  const std::size_t key_len = r.key ? r.key->size() : 0;
+  void* value = r.value ? r.value->data() : nullptr;
+  const std::size_t value_len = r.value ? r.value->size() : 0;
+  const auto err = rd_kafka_producev(
+      producer_.get(), RD_KAFKA_V_TOPIC(r.topic.c_str()), RD_KAFKA_V_KEY(key, key_len),
+      RD_KAFKA_V_VALUE(value, value_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      RD_KAFKA_V_OPAQUE(id.get()), RD_KAFKA_V_END);
+  if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+    ++queue_full_;
+    return false;
+  }
+  if (err) {
+    ++delivery_errors_;
+    Report(std::string("produce:") + rd_kafka_err2name(err), "cannot produce to topic `" + r.topic +
+                                                                 "`: " + rd_kafka_err2str(err) +
+                                                                 "; input tuple failed");
+    out_.Fail(r.tuple_id);
+    return true;
+  }
+  id.release();  // comes back in the delivery report
+  ++in_flight_;
+  return true;
+}
+
+void KafkaBolt::Session::DrainBacklog() {
+  while (!backlog_.empty() && Produce(backlog_.front())) backlog_.pop_front();
+}
+
+void KafkaBolt::Session::ScheduleTick() {
+  auto alive = alive_;
+  timer_.expires_after(std::chrono::milliseconds(o_.poll_interval_ms));
+  timer_.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || !*alive) return;
+    Tick();
+    if (*alive && open_) ScheduleTick();
+  });
+}
+
+void KafkaBolt::Session::Tick() {
+  rd_kafka_poll(producer_.get(), 0);  // delivery reports, errors, logs
+  if (!*alive_ || fatal_) return;
+  DrainBacklog();
+  const auto now = Clock::now();
+  if (now >= next_metrics_) PublishMetrics(now);
+}
+
+void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {
+  next_metrics_ = now + kMetricsEvery;
+  const double secs = std::chrono::duration<double>(now - last_metrics_at_).count();
+  if (secs > 0) {
+    out_.SetGauge("kafka.records_per_sec",
+                  static_cast<double>(delivered_ - delivered_at_last_metrics_) / secs);
+  }
+  delivered_at_last_metrics_ = delivered_;
+  last_metrics_at_ = now;
+  out_.SetGauge("kafka.delivered", static_cast<double>(delivered_));
+  out_.SetGauge("kafka.delivery_errors", static_cast<double>(delivery_errors_));
+  out_.SetGauge("kafka.rejected", static_cast<double>(rejected_));
+  out_.SetGauge("kafka.queue_full", static_cast<double>(queue_full_));
+  out_.SetGauge("kafka.client_errors", static_cast<double>(client_errors_));
+  out_.SetGauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
+  out_.SetGauge("kafka.backlog", static_cast<double>(backlog_.size()));
+}
+
+KafkaBolt::KafkaBolt(BoltOptions options) : options_(std::move(options)) {}
+KafkaBolt::~KafkaBolt() = default;
+
+std::optional<std::string> KafkaBolt::Open(const nlohmann::json& conf, int task_id, int, int,
+                                           runtime::BuiltinCollector& collector,
+                                           boost::asio::io_context& io) {
+  session_.reset();
+  auto session = std::make_unique<Session>(options_, collector, io, task_id);
+  if (auto err = session->Open(conf)) return err;
+  session_ = std::move(session);
+  return std::nullopt;
+}
+
+void KafkaBolt::Execute(const runtime::BuiltinTuple& tuple) {
+  if (session_) session_->Execute(tuple);
+}
+
+void KafkaBolt::Close() {
+  if (session_) session_->Close();
+  session_.reset();
+}
+
+}  // namespace sparse::kafka

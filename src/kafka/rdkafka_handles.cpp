@@ -1,0 +1,49 @@
+#include "kafka/rdkafka_handles.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace sparse::kafka {
+
+std::optional<std::string> SetProperty(rd_kafka_conf_t* conf, const std::string& key,
+                                       const std::string& value) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+    return std::string(err);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> PropertyText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_integer()) return value.dump();
+  if (value.is_number_float()) {
+    // librdkafka has no fractional properties except a few (e.g. *.backoff.jitter); keep the text.
+    return value.dump();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ApplyProperties(rd_kafka_conf_t* conf, const nlohmann::json& props) {
+  if (props.is_null()) return std::nullopt;
+  if (!props.is_object()) return std::string("properties: expected a mapping of librdkafka keys");
+  for (const auto& [key, value] : props.items()) {
+    auto text = PropertyText(value);
+    if (!text) return "properties." + key + ": expected a string, number or boolean";
+    if (auto err = SetProperty(conf, key, *text)) return "properties." + key + ": " + *err;
+  }
+  return std::nullopt;
+}
+
+ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error) {
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(type, conf.get(), err, sizeof err);
+  if (!rk) {
+    error = err;
+    return nullptr;  // conf is still ours on failure: the unique_ptr frees it
+  }
+  conf.release();  // owned by the client now
+  return ClientPtr(rk);
+}
+
+}  // namespace sparse::kafka

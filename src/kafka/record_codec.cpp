@@ -1,0 +1,187 @@
+#include "kafka/record_codec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "multilang/messages.hpp"
+
+namespace sparse::kafka {
+
+bool IsValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int len = 0;
+    std::uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p < len) return false;
+    for (int i = 1; i < len; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+      return false;
+    }
+    p += len;
+  }
+  return true;
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t n = (b[i] << 16) | (b[i + 1] << 8) | b[i + 2];
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  if (const std::size_t rest = bytes.size() - i; rest > 0) {
+    std::uint32_t n = b[i] << 16;
+    if (rest == 2) n |= b[i + 1] << 8;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+RecordEncoder::RecordEncoder(const SpoutOptions& options)
+    : fields_(options.fields),
+      key_format_(options.key_format),
+      value_format_(options.value_format),
+      json_fields_(options.json_fields) {}
+
+std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
+                                                      std::optional<std::string_view> bytes,
+                                                      Format format, const char* what) const {
+  if (!bytes) {
+    out += "null";
+    return std::nullopt;
+  }
+  switch (format) {
+    case Format::kString:
+      if (!IsValidUtf8(*bytes)) {
+        return std::string(what) + " is not valid UTF-8 text (" + what +
+               "_format: string; use base64 for binary data)";
+      }
+      multilang::AppendJsonString(out, *bytes);
+      return std::nullopt;
+    case Format::kBase64:
+      out += '"';
+      out += Base64Encode(*bytes);
+      out += '"';
+      return std::nullopt;
+    case Format::kJson:
+      if (!nlohmann::json::accept(*bytes)) {
+        return std::string(what) + " is not a JSON document (" + what + "_format: json)";
+      }
+      if (bytes->find_first_of("\r\n") != std::string_view::npos) {
+        // Tuples travel as one line in some protocols: keep the document, drop the layout.
+        out += nlohmann::json::parse(*bytes).dump();
+      } else {
+        out.append(bytes->data(), bytes->size());
+      }
+      return std::nullopt;
+  }
+  return std::string("unknown format");
+}
+
+std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out) const {
+  out.push_back('[');
+  bool first = true;
+  auto comma = [&] {
+    if (!first) out.push_back(',');
+    first = false;
+  };
+  for (RecordField f : fields_) {
+    comma();
+    switch (f) {
+      case RecordField::kTopic:
+        multilang::AppendJsonString(out, record.topic);
+        break;
+      case RecordField::kPartition:
+        out += std::to_string(record.partition);
+        break;
+      case RecordField::kOffset:
+        out += std::to_string(record.offset);
+        break;
+      case RecordField::kTimestamp:
+        out += record.timestamp ? std::to_string(*record.timestamp) : "null";
+        break;
+      case RecordField::kKey:
+        if (auto err = AppendBytes(out, record.key, key_format_, "key")) return err;
+        break;
+      case RecordField::kValue:
+        if (auto err = AppendBytes(out, record.value, value_format_, "value")) return err;
+        break;
+    }
+  }
+  if (!json_fields_.empty()) {
+    if (!record.value) return std::string("value is null but json_fields need a JSON object");
+    nlohmann::json doc = nlohmann::json::parse(*record.value, nullptr, false);
+    if (doc.is_discarded()) return std::string("value is not a JSON document (json_fields)");
+    if (!doc.is_object()) return std::string("value is not a JSON object (json_fields)");
+    for (const auto& name : json_fields_) {
+      comma();
+      auto it = doc.find(name);
+      out += it == doc.end() ? std::string("null") : it->dump();
+    }
+  }
+  out.push_back(']');
+  return std::nullopt;
+}
+
+std::optional<std::string> ValueBytes(std::string_view json_value, bool& ok) {
+  ok = true;
+  if (json_value == "null") return std::nullopt;
+  if (json_value.size() >= 2 && json_value.front() == '"' && json_value.back() == '"') {
+    const std::string_view inner = json_value.substr(1, json_value.size() - 2);
+    if (inner.find('\\') == std::string_view::npos) return std::string(inner);
+    nlohmann::json s = nlohmann::json::parse(json_value, nullptr, false);
+    if (s.is_discarded() || !s.is_string()) {
+      ok = false;
+      return std::nullopt;
+    }
+    return s.get<std::string>();
+  }
+  return std::string(json_value);
+}
+
+std::string TupleAsJsonObject(const std::vector<std::string>& fields,
+                              const std::vector<std::string_view>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < fields.size() && i < values.size(); ++i) {
+    if (i) out.push_back(',');
+    multilang::AppendJsonString(out, fields[i]);
+    out.push_back(':');
+    out.append(values[i].data(), values[i].size());
+  }
+  out.push_back('}');
+  return out;
+}
+
+}  // namespace sparse::kafka

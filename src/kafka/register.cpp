@@ -1,0 +1,46 @@
+#include "kafka/register.hpp"
+
+#include "kafka/kafka_bolt.hpp"
+#include "kafka/kafka_spout.hpp"
+
+namespace sparse::kafka {
+
+void RegisterKafkaBuiltins() {
+  using runtime::BuiltinInfo;
+  using runtime::ComponentKind;
+  if (runtime::FindBuiltin("kafka_spout")) return;
+  runtime::RegisterBuiltin(
+      BuiltinInfo{"kafka_spout",
+                  ComponentKind::kSpout,
+                  {},
+                  [](const nlohmann::json& options, std::string& error) {
+                    std::vector<runtime::StreamDef> streams;
+                    auto o = ParseSpoutOptions(options, error);
+                    if (!o) return streams;
+                    runtime::StreamDef s;
+                    s.id = o->stream;
+                    s.fields = o->OutputFields();
+                    streams.push_back(std::move(s));
+                    return streams;
+                  },
+                  [](const nlohmann::json& options) -> std::unique_ptr<runtime::BuiltinComponent> {
+                    std::string error;
+                    auto o = ParseSpoutOptions(options, error);
+                    return std::make_unique<KafkaSpout>(o ? std::move(*o) : SpoutOptions{});
+                  }});
+  runtime::RegisterBuiltin(
+      BuiltinInfo{"kafka_bolt",
+                  ComponentKind::kBolt,
+                  {},
+                  [](const nlohmann::json& options, std::string& error) {
+                    ParseBoltOptions(options, error);
+                    return std::vector<runtime::StreamDef>{};
+                  },
+                  [](const nlohmann::json& options) -> std::unique_ptr<runtime::BuiltinComponent> {
+                    std::string error;
+                    auto o = ParseBoltOptions(options, error);
+                    return std::make_unique<KafkaBolt>(o ? std::move(*o) : BoltOptions{});
+                  }});
+}
+
+}  // namespace sparse::kafka
