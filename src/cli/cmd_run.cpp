@@ -15,6 +15,7 @@
 #include "runtime/plan.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
+#include "storm/jar.hpp"
 
 namespace sparse::cli {
 
@@ -31,6 +32,7 @@ struct RunArgs {
   double wait = -1;
   std::string log_dir;
   std::string stats_json;
+  std::string jar;  // --jar: run a built jar as a Storm worker would (storm/jar.hpp)
 };
 
 int PrintTopologyErrors(const runtime::TopologyError& e) {
@@ -43,7 +45,12 @@ int PrintTopologyErrors(const runtime::TopologyError& e) {
 int RunTopology(const RunArgs& args) {
   const auto project = FindProject(fs::current_path());
   fs::path file;
-  if (args.topology || project) {
+  std::unique_ptr<storm::ExtractedJar> jar;
+  if (!args.jar.empty()) {
+    if (args.topology) throw std::runtime_error("give either a topology or --jar, not both");
+    jar = std::make_unique<storm::ExtractedJar>(args.jar);
+    file = jar->topology_file();
+  } else if (args.topology || project) {
     file = ResolveTopology(args.topology, project);
   } else {
     file = ResolveTopology(std::nullopt, project);
@@ -63,6 +70,7 @@ int RunTopology(const RunArgs& args) {
   runtime::Topology topology;
   try {
     topology = runtime::LoadTopology(file);
+    if (jar) topology.resources_dir = jar->resources_dir();
     runtime::ValidateOrThrow(topology);
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
@@ -88,7 +96,8 @@ int RunTopology(const RunArgs& args) {
   if (!args.log_dir.empty()) {
     options.log_dir = args.log_dir;
   } else {
-    options.log_dir = (project ? project->root : file.parent_path()) / "logs";
+    options.log_dir =
+        (project ? project->root : jar ? fs::current_path() : file.parent_path()) / "logs";
   }
   if (args.seconds > 0) {
     options.run_for = std::chrono::milliseconds(static_cast<std::int64_t>(args.seconds * 1000));
@@ -150,6 +159,9 @@ void RegisterRun(CLI::App& app, Action& action) {
                   "topology.message.timeout.secs)");
   cmd->add_option("--log-dir", args->log_dir, "Where per-component logs go (default: logs/)");
   cmd->add_option("--stats-json", args->stats_json, "Write the final statistics as JSON to FILE");
+  cmd->add_option("--jar", args->jar,
+                  "Run a jar built by `sparse jar` as a Storm worker would: extracted, resources/ "
+                  "as working directory, each component started by its launcher");
   cmd->callback([args, &action] { action = [args] { return RunTopology(*args); }; });
 }
 

@@ -1,11 +1,13 @@
 // Subcommands of other subsystems hook in here, so app.cpp stays the same as they are added.
 #include "cli/commands.hpp"
+#include "cli/storm_commands.hpp"
 
 namespace sparse::cli {
 
 void RegisterExtraCommands(CLI::App& app, Action& action) {
   (void)app;
   (void)action;
+  RegisterStormCommands(app, action);
 }
 
 }  // namespace sparse::cli

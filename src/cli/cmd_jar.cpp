@@ -1,0 +1,53 @@
+// `sparse jar [TOPOLOGY] [-o FILE]`: packages a topology for Apache Storm (layout: storm/jar.hpp).
+#include <iostream>
+
+#include "cli/paths.hpp"
+#include "cli/storm_commands.hpp"
+#include "storm/jar.hpp"
+
+namespace sparse::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct JarArgs {
+  std::optional<std::string> topology;
+  std::string output;
+};
+
+int Jar(const JarArgs& args) {
+  const StormTopologySource source = LoadTopologyForStorm(args.topology);
+  const fs::path out = args.output.empty() ? DefaultJarPath(source) : fs::absolute(args.output);
+  const storm::JarContents contents =
+      storm::WriteJar(source.topology, {PythonAdapterDir(), out}, out);
+  for (const auto& w : contents.warnings) std::cerr << "sparse: warning: " << w << "\n";
+  std::error_code ec;
+  std::cerr << "wrote " << out.string() << " (" << contents.entries.size() << " files, "
+            << HumanBytes(fs::file_size(out, ec)) << ")\n"
+            << "try it locally with `sparse run --jar " << out.string()
+            << "`, send it to Storm with `sparse submit`\n";
+  std::cout << out.string() << "\n";
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+void RegisterJar(CLI::App& app, Action& action) {
+  auto args = std::make_shared<JarArgs>();
+  CLI::App* cmd = app.add_subcommand("jar", "Package a topology as a jar for Apache Storm");
+  cmd->footer(R"(The jar's resources/ holds the project's src/, the Python adapter, one launcher per
+component and the topology itself; Storm workers need nothing else installed but
+sh and the components' interpreters (python3).
+
+Examples:
+  sparse jar                           the project's topology -> _build/NAME.jar
+  sparse jar wordcount -o /tmp/wc.jar
+  sparse run --jar _build/wordcount.jar    run the jar locally as a Storm worker would)");
+  cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
+  cmd->add_option("-o,--output", args->output, "Where to write the jar (default: _build/NAME.jar)");
+  cmd->callback(
+      [args, &action] { action = [args] { return RunStormCommand([&] { return Jar(*args); }); }; });
+}
+
+}  // namespace sparse::cli

@@ -1,0 +1,104 @@
+// The Apache Storm subcommands: `jar`, `submit`, `list`, `kill`, `activate`, `deactivate`,
+// `rebalance` (one file each or per family: cmd_jar.cpp, cmd_submit.cpp, cmd_nimbus.cpp), and the
+// helpers they share: project environments, Nimbus addresses, loading a topology for Storm, and
+// turning failures into messages and exit codes.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/project.hpp"
+#include "runtime/topology.hpp"
+#include "storm/nimbus_client.hpp"
+
+namespace sparse::cli {
+
+// Registers every subcommand above (called from RegisterExtraCommands).
+void RegisterStormCommands(CLI::App& app, Action& action);
+
+void RegisterJar(CLI::App& app, Action& action);
+void RegisterSubmit(CLI::App& app, Action& action);
+void RegisterNimbusCommands(CLI::App& app, Action& action);  // list, kill, (de)activate, rebalance
+
+// Ends a command: `message` is printed as an error and `code` is the exit code.
+class CommandError : public std::runtime_error {
+ public:
+  CommandError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Runs `body`, turning CommandError, NimbusError, TopologyError, JarError and ZipError into a
+// message on stderr and the documented exit code.
+int RunStormCommand(const std::function<int()>& body);
+
+// One entry of `environments:` in sparse.yaml:
+//   environments:
+//     prod:
+//       nimbus: nimbus1.example.com:6627     # or a list of seeds; port defaults to 6627
+//       workers: 4                           # topology.workers
+//       options: {topology.max.spout.pending: 5000}
+struct Environment {
+  std::string name;
+  std::vector<storm::NimbusAddress> nimbus;  // empty when the environment names none
+  std::optional<int> workers;
+  nlohmann::json options = nlohmann::json::object();
+
+  // The topology options it sets: `options`, plus topology.workers from `workers`.
+  nlohmann::json TopologyOptions() const;
+};
+
+// The environment `name` of the project. Throws CommandError: exit 1 when there is no project or
+// no such environment (listing the known ones), exit 2 when the entry is malformed (file:line).
+Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name);
+
+// Where to find Nimbus: --nimbus if given, else the environment's, else localhost:6627.
+std::vector<storm::NimbusAddress> NimbusSeeds(const std::string& nimbus_flag,
+                                              const std::optional<Environment>& env);
+
+// Parses `-o key=value` options (CommandError exit 1 on a malformed one).
+nlohmann::json ParseOverrides(const std::vector<std::string>& options);
+
+struct StormTopologySource {
+  std::optional<Project> project;
+  std::filesystem::path file;
+  runtime::Topology topology;
+};
+
+// Resolves, loads and validates a topology for Storm: invalid or not submittable (built-in
+// components) -> TopologyError.
+StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg);
+
+// The jar's default path: <project or current folder>/_build/<topology name>.jar.
+std::filesystem::path DefaultJarPath(const StormTopologySource& source);
+
+storm::ClientOptions MakeClientOptions(double timeout_secs);
+
+// ConnectToLeader, printing redirection notes to stderr.
+std::unique_ptr<storm::NimbusClient> ConnectLeader(const std::vector<storm::NimbusAddress>& seeds,
+                                                   const storm::ClientOptions& options);
+
+// Options every Nimbus command takes: --nimbus, the environment, --timeout.
+struct NimbusTarget {
+  std::string nimbus;
+  std::string env;
+  double timeout_secs = 120;
+
+  std::optional<Environment> FindEnvironment() const;
+  std::vector<storm::NimbusAddress> Seeds() const;
+};
+// Adds --nimbus and --timeout, and the environment as `env_flags` ("-e,--env" or "--env").
+void AddNimbusOptions(CLI::App* cmd, NimbusTarget& target, const std::string& env_flags);
+
+std::string HumanBytes(std::uintmax_t bytes);
+
+}  // namespace sparse::cli

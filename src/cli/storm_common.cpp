@@ -1,0 +1,234 @@
+// Helpers shared by the Storm subcommands (storm_commands.hpp), and their registration.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/console.hpp"
+#include "cli/storm_commands.hpp"
+#include "runtime/config.hpp"
+#include "runtime/topology_loader.hpp"
+#include "runtime/validate.hpp"
+#include "runtime/yaml_json.hpp"
+#include "storm/convert.hpp"
+#include "storm/jar.hpp"
+
+namespace sparse::cli {
+
+namespace fs = std::filesystem;
+
+void RegisterStormCommands(CLI::App& app, Action& action) {
+  RegisterJar(app, action);
+  RegisterSubmit(app, action);
+  RegisterNimbusCommands(app, action);
+}
+
+int RunStormCommand(const std::function<int()>& body) {
+  const Style style = Style::ForStderr();
+  const std::string error = style.Paint("error:", "31");
+  try {
+    return body();
+  } catch (const CommandError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return e.code();
+  } catch (const runtime::TopologyError& e) {
+    std::cerr << style.Paint("invalid topology:", "31") << "\n";
+    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.ToString() << "\n";
+    return exit_code::kInvalidTopology;
+  } catch (const storm::NimbusError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return e.kind() == storm::NimbusErrorKind::kInvalidTopology ? exit_code::kInvalidTopology
+                                                                : exit_code::kRemoteFailed;
+  } catch (const storm::JarError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return exit_code::kError;
+  } catch (const storm::ZipError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return exit_code::kError;
+  }
+}
+
+nlohmann::json Environment::TopologyOptions() const {
+  nlohmann::json out = options;
+  if (workers) out[runtime::keys::kWorkers] = *workers;
+  return out;
+}
+
+namespace {
+
+std::string Where(const fs::path& file, const YAML::Node& node) {
+  const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+  return file.string() + (line > 0 ? ":" + std::to_string(line) : "");
+}
+
+storm::NimbusAddress ParseSeed(const fs::path& file, const YAML::Node& node) {
+  if (!node.IsScalar()) {
+    throw CommandError(exit_code::kInvalidTopology,
+                       Where(file, node) + ": `nimbus` must be HOST:PORT or a list of them");
+  }
+  try {
+    return storm::ParseNimbusAddress(node.Scalar());
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(exit_code::kInvalidTopology,
+                       Where(file, node) + ": `nimbus`: " + std::string(e.what()));
+  }
+}
+
+}  // namespace
+
+Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name) {
+  if (!project) {
+    throw CommandError(exit_code::kError, "environment `" + name +
+                                              "` asked for, but this is not inside a sparse "
+                                              "project (no sparse.yaml here or above)");
+  }
+  const fs::path file = project->root / "sparse.yaml";
+  const YAML::Node envs = project->config["environments"];
+  std::vector<std::string> known;
+  if (envs && envs.IsMap()) {
+    for (const auto& kv : envs) known.push_back(kv.first.as<std::string>());
+  } else if (envs && !envs.IsNull()) {
+    throw CommandError(exit_code::kInvalidTopology,
+                       Where(file, envs) + ": `environments` must map names to settings");
+  }
+  const YAML::Node node = envs && envs.IsMap() ? envs[name] : YAML::Node();
+  if (!node) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw CommandError(exit_code::kError, "no environment `" + name + "` in " + file.string() +
+                                              (known.empty() ? " (it defines no `environments:`)"
+                                                             : " (known: " + list + ")"));
+  }
+  if (!node.IsMap()) {
+    throw CommandError(exit_code::kInvalidTopology,
+                       Where(file, node) + ": environment `" + name +
+                           "` must be a mapping with nimbus, workers, options");
+  }
+  Environment env;
+  env.name = name;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& value = kv.second;
+    if (key == "nimbus") {
+      if (value.IsSequence()) {
+        for (const auto& seed : value) env.nimbus.push_back(ParseSeed(file, seed));
+      } else {
+        env.nimbus.push_back(ParseSeed(file, value));
+      }
+    } else if (key == "workers") {
+      int workers = 0;
+      try {
+        workers = value.as<int>();
+      } catch (const YAML::Exception&) {
+        workers = 0;
+      }
+      if (workers < 1) {
+        throw CommandError(exit_code::kInvalidTopology,
+                           Where(file, value) + ": `workers` must be a whole number of at least 1");
+      }
+      env.workers = workers;
+    } else if (key == "options") {
+      if (!value.IsMap()) {
+        throw CommandError(exit_code::kInvalidTopology,
+                           Where(file, value) + ": `options` must map config keys to values");
+      }
+      env.options = runtime::YamlToJson(value);
+    } else {
+      // Other subsystems may add their own keys; say so without failing.
+      std::cerr << "sparse: warning: " << Where(file, kv.first) << ": environment `" << name
+                << "`: `" << key << "` is not used by Storm commands (known: nimbus, workers, "
+                << "options)\n";
+    }
+  }
+  return env;
+}
+
+std::vector<storm::NimbusAddress> NimbusSeeds(const std::string& nimbus_flag,
+                                              const std::optional<Environment>& env) {
+  if (!nimbus_flag.empty()) {
+    try {
+      return {storm::ParseNimbusAddress(nimbus_flag)};
+    } catch (const std::invalid_argument& e) {
+      throw CommandError(exit_code::kError, std::string("--nimbus ") + e.what());
+    }
+  }
+  if (env && !env->nimbus.empty()) return env->nimbus;
+  return {storm::NimbusAddress{"localhost", storm::kDefaultNimbusPort}};
+}
+
+nlohmann::json ParseOverrides(const std::vector<std::string>& options) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& o : options) {
+    auto kv = runtime::ParseOverride(o);
+    if (!kv) throw CommandError(exit_code::kError, "-o expects key=value, got `" + o + "`");
+    out[kv->first] = kv->second;
+  }
+  return out;
+}
+
+StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg) {
+  StormTopologySource source;
+  source.project = FindProject(fs::current_path());
+  try {
+    source.file = ResolveTopology(arg, source.project);
+  } catch (const std::runtime_error& e) {
+    throw CommandError(exit_code::kError, e.what());
+  }
+  source.topology = runtime::LoadTopology(source.file);
+  runtime::ValidateOrThrow(source.topology);
+  if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
+    throw runtime::TopologyError(std::move(problems));
+  }
+  return source;
+}
+
+fs::path DefaultJarPath(const StormTopologySource& source) {
+  const fs::path base = source.project ? source.project->root : fs::current_path();
+  return base / "_build" / (source.topology.name + ".jar");
+}
+
+storm::ClientOptions MakeClientOptions(double timeout_secs) {
+  storm::ClientOptions o;
+  if (timeout_secs > 0) {
+    o.recv_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout_secs * 1000));
+    o.connect_timeout = std::min(o.connect_timeout, o.recv_timeout);
+  }
+  return o;
+}
+
+std::unique_ptr<storm::NimbusClient> ConnectLeader(const std::vector<storm::NimbusAddress>& seeds,
+                                                   const storm::ClientOptions& options) {
+  return storm::ConnectToLeader(seeds, options,
+                                [](const std::string& note) { std::cerr << note << "\n"; });
+}
+
+std::optional<Environment> NimbusTarget::FindEnvironment() const {
+  if (env.empty()) return std::nullopt;
+  return LoadEnvironment(FindProject(fs::current_path()), env);
+}
+
+std::vector<storm::NimbusAddress> NimbusTarget::Seeds() const {
+  return NimbusSeeds(nimbus, FindEnvironment());
+}
+
+void AddNimbusOptions(CLI::App* cmd, NimbusTarget& target, const std::string& env_flags) {
+  cmd->add_option("--nimbus", target.nimbus,
+                  "Nimbus HOST:PORT (default: the environment's `nimbus`, else localhost:6627)");
+  cmd->add_option(env_flags, target.env, "Environment from sparse.yaml (its `nimbus` address)");
+  cmd->add_option("--timeout", target.timeout_secs,
+                  "Seconds to wait for each Nimbus reply (default 120)");
+}
+
+std::string HumanBytes(std::uintmax_t bytes) {
+  char buf[32];
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%ju B", bytes);
+  } else if (bytes < 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  }
+  return buf;
+}
+
+}  // namespace sparse::cli

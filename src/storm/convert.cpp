@@ -1,0 +1,247 @@
+#include "storm/convert.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "runtime/config.hpp"
+#include "storm/launcher.hpp"
+
+namespace sparse::storm {
+
+namespace gen {
+// Thrift declares operator< for every struct but leaves its definition to the user; std::map
+// needs it for ComponentCommon.inputs.
+bool GlobalStreamId::operator<(const GlobalStreamId& other) const {
+  return std::tie(componentId, streamId) < std::tie(other.componentId, other.streamId);
+}
+}  // namespace gen
+
+namespace {
+
+using runtime::ComponentDef;
+using runtime::Diagnostic;
+using runtime::GroupingType;
+using runtime::Topology;
+
+gen::Grouping ToGrouping(const runtime::Grouping& g) {
+  gen::Grouping out;
+  switch (g.type) {
+    case GroupingType::kShuffle:
+      out.__set_shuffle(gen::NullStruct());
+      break;
+    case GroupingType::kFields:
+    case GroupingType::kPartialKey:
+      out.__set_fields(g.fields);
+      break;
+    case GroupingType::kGlobal:
+      out.__set_fields({});
+      break;
+    case GroupingType::kAll:
+      out.__set_all(gen::NullStruct());
+      break;
+    case GroupingType::kNone:
+      out.__set_none(gen::NullStruct());
+      break;
+    case GroupingType::kDirect:
+      out.__set_direct(gen::NullStruct());
+      break;
+    case GroupingType::kLocalOrShuffle:
+      out.__set_local_or_shuffle(gen::NullStruct());
+      break;
+  }
+  return out;
+}
+
+std::string JoinFields(const std::vector<std::string>& fields) {
+  std::string out;
+  for (const auto& f : fields) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+gen::ComponentCommon ToCommon(const ComponentDef& c, const nlohmann::json& overrides,
+                              std::vector<Diagnostic>& warnings) {
+  gen::ComponentCommon common;
+  for (const auto& s : c.streams) {
+    gen::StreamInfo info;
+    info.__set_output_fields(s.fields);
+    info.__set_direct(s.direct);
+    common.streams[s.id] = std::move(info);
+  }
+  for (const auto& in : c.inputs) {
+    gen::GlobalStreamId id;
+    id.__set_componentId(in.component);
+    id.__set_streamId(in.stream);
+    common.inputs[id] = ToGrouping(in.grouping);
+    if (in.grouping.type == GroupingType::kPartialKey) {
+      warnings.push_back(
+          {in.where, "`" + c.id + "` reads `" + in.component + "` with partial_key grouping, " +
+                         "which Storm offers only as a Java class: it is submitted as fields " +
+                         "grouping on [" + JoinFields(in.grouping.fields) +
+                         "] (each key still goes to one task; the load is not split in two)"});
+    }
+  }
+  common.__set_parallelism_hint(c.parallelism);
+  nlohmann::json conf = c.config;
+  for (auto it = overrides.begin(); it != overrides.end(); ++it) {
+    if (conf.contains(it.key())) conf[it.key()] = it.value();
+  }
+  if (!conf.empty()) common.__set_json_conf(NormalizeNumbers(std::move(conf)).dump());
+  return common;
+}
+
+nlohmann::json StreamsJson(const ComponentDef& c) {
+  nlohmann::json streams = nlohmann::json::object();
+  for (const auto& s : c.streams) {
+    nlohmann::json fields = s.fields;
+    if (s.direct) {
+      streams[s.id] = {{"fields", std::move(fields)}, {"direct", true}};
+    } else {
+      streams[s.id] = std::move(fields);
+    }
+  }
+  return streams;
+}
+
+nlohmann::json ComponentJson(const ComponentDef& c) {
+  nlohmann::json j = {{"id", c.id}, {"parallelism", c.parallelism}};
+  if (!c.command.empty()) j["command"] = c.command;
+  if (!c.builtin.empty()) {
+    j["builtin"] = c.builtin;
+    if (!c.builtin_options.empty()) j["options"] = c.builtin_options;
+  }
+  if (!c.streams.empty()) j["streams"] = StreamsJson(c);
+  if (!c.config.empty()) j["config"] = c.config;
+  if (!c.inputs.empty()) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& in : c.inputs) {
+      nlohmann::json i = {{"from", in.component},
+                          {"stream", in.stream},
+                          {"grouping", std::string(runtime::GroupingName(in.grouping.type))}};
+      if (!in.grouping.fields.empty()) i["fields"] = in.grouping.fields;
+      inputs.push_back(std::move(i));
+    }
+    j["inputs"] = std::move(inputs);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> CheckSubmittable(const Topology& topology) {
+  std::vector<Diagnostic> out;
+  for (const auto& c : topology.components) {
+    if (!c.builtin.empty()) {
+      out.push_back({c.where, "component `" + c.id + "` is sparse's built-in `" + c.builtin +
+                                  "`, which runs inside sparse's runtime and has no program a " +
+                                  "Storm worker could start; replace it with a shell component " +
+                                  "(`command:`) to submit this topology"});
+    }
+    std::map<std::pair<std::string, std::string>, const runtime::InputDef*> seen;
+    for (const auto& in : c.inputs) {
+      auto [it, inserted] = seen.emplace(std::make_pair(in.component, in.stream), &in);
+      if (!inserted) {
+        out.push_back({in.where, "`" + c.id + "` subscribes to stream `" + in.stream + "` of `" +
+                                     in.component + "` twice (first at " +
+                                     it->second->where.ToString() +
+                                     "); Storm keeps one grouping per stream and subscriber"});
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> CheckTopologyName(const std::string& name) {
+  if (name.empty()) return "the topology name is empty";
+  if (name.find_first_of("/.:\\") != std::string::npos) {
+    return "topology name `" + name + "` must not contain any of / . : \\ (Nimbus refuses them)";
+  }
+  return std::nullopt;
+}
+
+Conversion ToStormTopology(const Topology& topology, const nlohmann::json& overrides) {
+  if (auto problems = CheckSubmittable(topology); !problems.empty()) {
+    throw runtime::TopologyError(std::move(problems));
+  }
+  Conversion out;
+  out.topology.state_spouts.clear();
+  for (const auto& c : topology.components) {
+    const auto argv = LauncherArgv(c.id);
+    gen::ShellComponent shell;
+    shell.__set_execution_command(argv[0]);
+    shell.__set_script(argv[1]);
+    gen::ComponentObject object;
+    object.__set_shell(shell);
+    if (c.is_spout()) {
+      gen::SpoutSpec spec;
+      spec.__set_spout_object(object);
+      spec.__set_common(ToCommon(c, overrides, out.warnings));
+      out.topology.spouts[c.id] = std::move(spec);
+    } else {
+      gen::Bolt bolt;
+      bolt.__set_bolt_object(object);
+      bolt.__set_common(ToCommon(c, overrides, out.warnings));
+      out.topology.bolts[c.id] = std::move(bolt);
+    }
+  }
+  return out;
+}
+
+nlohmann::json NormalizeNumbers(nlohmann::json value) {
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && std::trunc(d) == d &&
+        std::fabs(d) < static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+      return static_cast<std::int64_t>(d);
+    }
+    return value;
+  }
+  if (value.is_object() || value.is_array()) {
+    for (auto& el : value) el = NormalizeNumbers(std::move(el));
+  }
+  return value;
+}
+
+nlohmann::json MakeJsonConf(const Topology& topology, const nlohmann::json& environment,
+                            const nlohmann::json& overrides) {
+  nlohmann::json conf = nlohmann::json::object();
+  runtime::MergeConfig(conf, topology.config);
+  runtime::MergeConfig(conf, environment);
+  runtime::MergeConfig(conf, overrides);
+  return NormalizeNumbers(std::move(conf));
+}
+
+Topology LauncherForm(const Topology& topology) {
+  Topology out = topology;
+  for (auto& c : out.components) {
+    if (c.builtin.empty()) c.command = LauncherArgv(c.id);
+  }
+  return out;
+}
+
+std::string TopologyYaml(const Topology& topology, const std::string& header_comment) {
+  nlohmann::json j = {{"name", topology.name}};
+  if (!topology.config.empty()) j["config"] = topology.config;
+  nlohmann::json spouts = nlohmann::json::array();
+  nlohmann::json bolts = nlohmann::json::array();
+  for (const auto& c : topology.components) {
+    (c.is_spout() ? spouts : bolts).push_back(ComponentJson(c));
+  }
+  j["spouts"] = std::move(spouts);
+  j["bolts"] = std::move(bolts);
+  std::string text;
+  std::string line;
+  for (char ch : header_comment) {
+    if (ch == '\n') {
+      text += "# " + line + "\n";
+      line.clear();
+    } else {
+      line.push_back(ch);
+    }
+  }
+  if (!line.empty()) text += "# " + line + "\n";
+  return text + j.dump(2) + "\n";
+}
+
+}  // namespace sparse::storm
