@@ -118,15 +118,17 @@ void ConsoleObserver::OnStderr(const std::string& component, int task, std::stri
                        .count();
   auto& [at, shown] = stderr_budget_[task];
   if (at != sec) {
-    if (shown > 20) {
-      Line(style_.Paint("[" + component + ":" + std::to_string(task) + "] (" +
-                            std::to_string(shown - 20) + " more stderr lines in the log file)",
-                        kDim));
-    }
     at = sec;
     shown = 0;
   }
-  if (++shown > 20) return;
+  if (++shown > 20) {
+    if (shown == 21) {
+      Line(style_.Paint("[" + component + ":" + std::to_string(task) +
+                            "] (more stderr this second: see the component's log file)",
+                        kDim));
+    }
+    return;
+  }
   Line(style_.Paint("[" + component + ":" + std::to_string(task) + " stderr] ", kDim) +
        std::string(line.substr(0, 2000)));
 }

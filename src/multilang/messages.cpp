@@ -117,7 +117,9 @@ std::optional<std::string> MessageParser::Parse(std::string& body, ComponentMess
     return Fail("not JSON", e);
   }
   od::object obj;
-  if (auto e = doc.get_object().get(obj)) return Fail("not a JSON object", e);
+  if (auto e = doc.get_object().get(obj)) {
+    return std::string("not a JSON object (") + simdjson::error_message(e) + ")";
+  }
 
   bool have_command = false;
   bool have_pid = false;

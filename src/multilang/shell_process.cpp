@@ -1,5 +1,6 @@
 #include "multilang/shell_process.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -176,44 +177,57 @@ void ShellProcess::StartStderrRead() {
   impl_->err.async_read_some(asio::buffer(impl_->err_buf),
                              [this, alive](const boost::system::error_code& ec, std::size_t n) {
                                if (!*alive) return;
-                               std::string_view data(impl_->err_buf.data(), n);
-                               while (!data.empty()) {
-                                 auto nl = data.find('\n');
-                                 if (nl == std::string_view::npos) {
-                                   stderr_partial_.append(data);
-                                   // A very long line is cut so a flood without newlines cannot
-                                   // grow memory.
-                                   if (stderr_partial_.size() > 8192) {
-                                     nl = 0;
-                                     data = {};
-                                   } else {
-                                     break;
-                                   }
-                                 } else {
-                                   stderr_partial_.append(data.substr(0, nl));
-                                   data.remove_prefix(nl + 1);
-                                 }
-                                 if (!stderr_partial_.empty() && stderr_partial_.back() == '\r')
-                                   stderr_partial_.pop_back();
-                                 if (stderr_tail_.size() >= options_.stderr_tail_lines)
-                                   stderr_tail_.pop_front();
-                                 stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
-                                 if (callbacks_.on_stderr_line)
-                                   callbacks_.on_stderr_line(stderr_partial_);
-                                 if (!*alive) return;
-                                 stderr_partial_.clear();
-                               }
+                               ConsumeStderr(std::string_view(impl_->err_buf.data(), n));
+                               if (!*alive) return;
                                if (ec) {
                                  if (!stderr_partial_.empty()) {
                                    stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
                                    if (callbacks_.on_stderr_line)
                                      callbacks_.on_stderr_line(stderr_partial_);
+                                   if (!*alive) return;
                                    stderr_partial_.clear();
                                  }
                                  return;
                                }
                                StartStderrRead();
                              });
+}
+
+void ShellProcess::ConsumeStderr(std::string_view data) {
+  auto alive = alive_;
+  while (!data.empty()) {
+    auto nl = data.find('\n');
+    if (nl == std::string_view::npos) {
+      stderr_partial_.append(data);
+      // A very long line is cut so a flood without newlines cannot grow memory.
+      if (stderr_partial_.size() <= 8192) break;
+      data = {};
+    } else {
+      stderr_partial_.append(data.substr(0, nl));
+      data.remove_prefix(nl + 1);
+    }
+    if (!stderr_partial_.empty() && stderr_partial_.back() == '\r') stderr_partial_.pop_back();
+    if (stderr_tail_.size() >= options_.stderr_tail_lines) stderr_tail_.pop_front();
+    stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
+    if (callbacks_.on_stderr_line) callbacks_.on_stderr_line(stderr_partial_);
+    if (!*alive) return;
+    stderr_partial_.clear();
+  }
+}
+
+void ShellProcess::DrainStderrNow() {
+  // The child is gone: whatever it wrote to stderr last is in the pipe now. Read it before
+  // reporting the exit, so the report carries the child's last words.
+  const int fd = impl_->err.native_source();
+  if (fd < 0) return;
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  char buf[16384];
+  for (int i = 0; i < 64; ++i) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    ConsumeStderr(std::string_view(buf, static_cast<std::size_t>(n)));
+    if (!*alive_) return;
+  }
 }
 
 void ShellProcess::PauseReading() {
@@ -291,6 +305,8 @@ void ShellProcess::CheckExited() {
       if (!*alive) return;
     }
   }
+  DrainStderrNow();
+  if (!*alive_) return;
   if (callbacks_.on_exit) callbacks_.on_exit(es);
 }
 

@@ -82,6 +82,8 @@ class ShellProcess {
   void StartStderrRead();
   void FlushWrites();
   void CheckExited();
+  void ConsumeStderr(std::string_view data);
+  void DrainStderrNow();
   void SchedulePoll(std::chrono::milliseconds delay);
 
   boost::asio::io_context& io_;

@@ -1,0 +1,144 @@
+#include "harness.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace sparse::testing {
+
+namespace fs = std::filesystem;
+
+std::string SparseBinary() {
+  return SPARSE_BINARY;
+}
+std::string FixturesDir() {
+  return SPARSE_FIXTURES;
+}
+
+Sandbox::Sandbox() {
+  char tmpl[] = "/tmp/sparse-it-XXXXXX";
+  dir_ = ::mkdtemp(tmpl);
+  fs::create_directories(out_dir());
+  for (const auto& e : fs::directory_iterator(FixturesDir())) {
+    if (e.is_regular_file()) fs::copy_file(e.path(), dir_ / e.path().filename());
+  }
+}
+
+Sandbox::~Sandbox() {
+  for (pid_t p : ProcessesInside()) ::kill(p, SIGKILL);
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+void Sandbox::Write(const std::string& name, const std::string& text) const {
+  std::ofstream(dir_ / name) << text;
+}
+
+namespace {
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+pid_t Sandbox::Start(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {SparseBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  const std::string out = (dir_ / "bg.out").string();
+  const std::string err = (dir_ / "bg.err").string();
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
+  pid_t pid = -1;
+  if (posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (true) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+RunResult Sandbox::Run(const std::vector<std::string>& args, std::chrono::seconds timeout) const {
+  RunResult r;
+  pid_t pid = Start(args);
+  if (pid < 0) return r;
+  r.exit_code = Wait(pid, timeout);
+  r.out = ReadFile(dir_ / "bg.out");
+  r.err = ReadFile(dir_ / "bg.err");
+  return r;
+}
+
+std::vector<pid_t> Sandbox::ProcessesInside() const {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  const fs::path canonical = fs::canonical(dir_, ec);
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec2;
+    fs::path cwd = fs::read_symlink(e.path() / "cwd", ec2);
+    if (ec2) continue;
+    // Zombies are reaped by their parent; only live processes count.
+    std::string stat = ReadFile(e.path() / "stat");
+    auto close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
+    if (cwd == canonical || cwd.string().rfind(canonical.string() + "/", 0) == 0) {
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<nlohmann::json>> Sandbox::LinesByFile(
+    const std::string& prefix) const {
+  std::map<std::string, std::vector<nlohmann::json>> out;
+  for (const auto& e : fs::directory_iterator(out_dir())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::ifstream in(e.path());
+    auto& lines = out[name];
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+    }
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> Sandbox::Lines(const std::string& prefix) const {
+  std::vector<nlohmann::json> all;
+  for (auto& [_, lines] : LinesByFile(prefix)) all.insert(all.end(), lines.begin(), lines.end());
+  return all;
+}
+
+}  // namespace sparse::testing

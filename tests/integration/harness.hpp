@@ -1,0 +1,53 @@
+// Test harness for integration tests: a sandbox folder per test holding the topology and its
+// components (so it is the components' working directory), the real `sparse` binary run as a
+// subprocess with a timeout, and a check that no process is left behind in the sandbox.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sparse::testing {
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by the harness after its timeout
+  std::string out;
+  std::string err;
+};
+
+class Sandbox {
+ public:
+  Sandbox();
+  ~Sandbox();  // kills leftovers (after the test checked for them) and removes the folder
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path out_dir() const { return dir_ / "out"; }
+  void Write(const std::string& name, const std::string& text) const;
+
+  // Runs `sparse ARGS...` in the sandbox; kills it after `timeout`.
+  RunResult Run(const std::vector<std::string>& args,
+                std::chrono::seconds timeout = std::chrono::seconds(60)) const;
+  // Starts `sparse ARGS...` in the background; returns its pid. Output goes to bg.out/bg.err.
+  pid_t Start(const std::vector<std::string>& args) const;
+  // Waits for a background run to end; returns its exit code (-1 on timeout, after killing it).
+  int Wait(pid_t pid, std::chrono::seconds timeout) const;
+
+  // Pids of live processes whose working directory is the sandbox (the components).
+  std::vector<pid_t> ProcessesInside() const;
+  // Every JSON line of the out/ files whose names start with `prefix`.
+  std::vector<nlohmann::json> Lines(const std::string& prefix) const;
+  // Lines grouped by file name.
+  std::map<std::string, std::vector<nlohmann::json>> LinesByFile(const std::string& prefix) const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+std::string SparseBinary();
+std::string FixturesDir();
+
+}  // namespace sparse::testing

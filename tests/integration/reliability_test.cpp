@@ -1,0 +1,334 @@
+// Guaranteed processing, backpressure and supervision, with real processes (issue 3).
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace sparse::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string Py(const std::string& cls) {
+  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
+}
+
+json ReadStats(const Sandbox& sb) {
+  std::ifstream in(sb.dir() / "stats.json");
+  return json::parse(in);
+}
+
+json Component(const json& stats, const std::string& id) {
+  for (const auto& c : stats["components"]) {
+    if (c["id"] == id) return c;
+  }
+  return json();
+}
+
+std::string Cmdline(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return s;
+}
+
+std::vector<pid_t> PidsRunning(const Sandbox& sb, const std::string& needle) {
+  std::vector<pid_t> out;
+  for (pid_t p : sb.ProcessesInside()) {
+    if (Cmdline(p).find(needle) != std::string::npos) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<std::string> Args(const Sandbox& sb, std::vector<std::string> extra) {
+  std::vector<std::string> a = {"run",          "topo.yaml",
+                                "--stats-json", (sb.dir() / "stats.json").string(),
+                                "-o",           "test.out=" + sb.out_dir().string()};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+constexpr const char* kPipeline = R"(name: numbers
+spouts:
+  - {id: numbers, command: [python3, -m, sparse_multilang.run, "components:NumberSpout"], outputs: [n]}
+bolts:
+  - id: first
+    command: [python3, -m, sparse_multilang.run, "components:PassBolt"]
+    parallelism: 2
+    outputs: [n]
+    inputs: [{from: numbers}]
+  - id: second
+    command: [python3, -m, sparse_multilang.run, "components:PassBolt"]
+    parallelism: 2
+    outputs: [n]
+    inputs: [{from: first, grouping: fields, fields: [n]}]
+  - id: sink
+    command: [python3, -m, sparse_multilang.run, "components:RecordSink"]
+    inputs: [{from: second}]
+)";
+
+TEST(Reliability, EveryNumberArrivesDespiteKilledBoltTasks) {
+  Sandbox sb;
+  sb.Write("topo.yaml", kPipeline);
+  pid_t runtime = sb.Start(
+      Args(sb, {"--stop-when-idle", "2", "-t", "150", "-o", "test.count=10000", "-o",
+                "topology.max.spout.pending=500", "-o", "topology.message.timeout.secs=5"}));
+  ASSERT_GT(runtime, 0);
+  std::mt19937 rng(7);
+  int kills = 0;
+  for (int round = 0; round < 200 && kills < 4; ++round) {
+    std::this_thread::sleep_for(100ms);
+    const auto received = sb.Lines("sink-").size();
+    if (received < 1500u * (kills + 1)) continue;  // spread the kills over the run
+    auto pids = PidsRunning(sb, "components:PassBolt");
+    if (pids.empty()) continue;
+    ::kill(pids[rng() % pids.size()], SIGKILL);
+    ++kills;
+  }
+  EXPECT_EQ(kills, 4) << "the run ended before all kills happened";
+  const int code = sb.Wait(runtime, 150s);
+  ASSERT_EQ(code, 0) << std::ifstream(sb.dir() / "bg.err").rdbuf();
+  std::map<int, int> seen;
+  for (const auto& l : sb.Lines("sink-")) seen[l["values"][0].get<int>()]++;
+  EXPECT_EQ(seen.size(), 10000u) << "every number reaches the sink at least once";
+  int duplicates = 0;
+  for (const auto& [n, c] : seen) duplicates += c - 1;
+  // A killed task loses at most what was in flight for it; replays are bounded by
+  // max.spout.pending per kill.
+  EXPECT_LE(duplicates, 4 * 500);
+  json stats = ReadStats(sb);
+  EXPECT_EQ(Component(stats, "first")["restarts"].get<int>() +
+                Component(stats, "second")["restarts"].get<int>(),
+            4);
+  EXPECT_GE(Component(stats, "numbers")["acked"].get<int>(), 10000);
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+TEST(Reliability, FailedAndTimedOutTuplesAreReplayed) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: replay
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: flaky
+    command: )" + Py("FailOnceBolt") +
+                            R"(
+    outputs: [n]
+    inputs: [{from: numbers}]
+  - id: sink
+    command: )" + Py("RecordSink") +
+                            R"(
+    inputs: [{from: flaky}]
+)");
+  auto r = sb.Run(Args(sb, {"--stop-when-idle", "2", "-t", "100", "-o", "test.count=1000", "-o",
+                            "test.drop_mod=100", "-o", "topology.message.timeout.secs=2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<int> seen;
+  for (const auto& l : sb.Lines("sink-")) seen.insert(l["values"][0].get<int>());
+  EXPECT_EQ(seen.size(), 1000u);
+  json spout = Component(ReadStats(sb), "numbers");
+  EXPECT_EQ(spout["timed_out"], 10) << "n % 100 == 1 were never acked the first time";
+  EXPECT_EQ(spout["failed"], 100 + 10) << "explicit fails plus timeouts";
+  EXPECT_EQ(spout["acked"], 1000);
+}
+
+TEST(Reliability, AckingOffAcksOnEmit) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: noack
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: flaky
+    command: )" + Py("FailOnceBolt") +
+                            R"(
+    outputs: [n]
+    inputs: [{from: numbers}]
+)");
+  auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.count=200", "-o",
+                            "topology.acker.executors=0"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json spout = Component(ReadStats(sb), "numbers");
+  EXPECT_EQ(spout["acked"], 200);
+  EXPECT_EQ(spout["failed"], 0) << "untracked: the bolt's fails do not reach the spout";
+}
+
+TEST(Supervision, HungBoltIsDetectedAndRestarted) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: hung
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: hung
+    command: [python3, raw_components.py, hang]
+    inputs: [{from: numbers}]
+)");
+  auto r = sb.Run(Args(sb, {"-t", "6", "-o", "topology.subprocess.timeout.secs=2", "-o",
+                            "sparse.restart.max=100", "--wait", "0"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto pos = r.err.find("no heartbeat reply or other message for ");
+  ASSERT_NE(pos, std::string::npos) << r.err;
+  // The runtime's own measurement of the silence when it gave up: timeout plus at most a second.
+  const double silent = std::stod(r.err.substr(pos + 40, 5));
+  EXPECT_GE(silent, 2.0);
+  EXPECT_LE(silent, 3.0);
+  EXPECT_GE(Component(ReadStats(sb), "hung")["restarts"].get<int>(), 1);
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+TEST(Supervision, BusyBoltIsNotKilled) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: busy
+config: {test.count: 1}
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: busy
+    command: )" + Py("BusyBolt") +
+                            R"(
+    outputs: [n]
+    inputs: [{from: numbers}]
+)");
+  // One process call lasts 5 heartbeat periods and more than twice the subprocess timeout.
+  auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.busy_s=5", "-o",
+                            "topology.subprocess.timeout.secs=2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json busy = Component(ReadStats(sb), "busy");
+  EXPECT_EQ(busy["restarts"], 0) << r.err;
+  EXPECT_EQ(busy["acked"], 1);
+  EXPECT_EQ(sb.Lines("busy-").size(), 1u);
+}
+
+class Violations : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(Violations, RestartedWithTheErrorReported) {
+  const auto& [mode, message] = GetParam();
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: violation
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: bad
+    command: [python3, raw_components.py, )" +
+                            mode + R"(]
+    outputs: [x]
+    inputs: [{from: numbers}]
+)");
+  auto r = sb.Run(Args(sb, {"-t", "3", "--wait", "0", "-o", "sparse.restart.max=100", "-o",
+                            "sparse.restart.backoff.ms=50"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("restarting it in"), std::string::npos);
+  EXPECT_GE(Component(ReadStats(sb), "bad")["restarts"].get<int>(), 1);
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, Violations,
+    ::testing::Values(std::make_pair("garbage", "protocol violation: not a JSON object"),
+                      std::make_pair("ack_unknown", "ack of unknown tuple id \"424242\""),
+                      std::make_pair("anchor_acked", "emit anchored to unknown tuple id")));
+
+TEST(Supervision, CrashOnEveryTupleEndsInCrashLoop) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: crashy
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: crashy
+    command: )" + Py("CrashOnEveryTuple") +
+                            R"(
+    inputs: [{from: numbers}]
+)");
+  auto r = sb.Run(
+      Args(sb, {"-t", "60", "-o", "sparse.restart.max=3", "-o", "sparse.restart.backoff.ms=20"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("crash loop: component `crashy` (task 1) failed 4 times"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("process exited with code 3"), std::string::npos);
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+long RssKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+TEST(Backpressure, SlowBoltKeepsRuntimeMemoryBounded) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: slow
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: slow
+    command: )" + Py("PassBolt") +
+                            R"(
+    outputs: [n]
+    inputs: [{from: numbers}]
+)");
+  // No max.spout.pending: only backpressure stands between a fast spout and a 2 ms bolt.
+  pid_t runtime = sb.Start(
+      Args(sb, {"-t", "8", "--wait", "20", "-o", "test.count=100000000", "-o", "test.slow_ms=2",
+                "-o", "sparse.queue.high.watermark=200", "-o", "sparse.queue.low.watermark=100"}));
+  long max_rss = 0;
+  for (int i = 0; i < 70; ++i) {
+    std::this_thread::sleep_for(100ms);
+    max_rss = std::max(max_rss, RssKb(runtime));
+  }
+  ASSERT_EQ(sb.Wait(runtime, 60s), 0);
+  EXPECT_GT(max_rss, 0);
+  EXPECT_LT(max_rss, 40 * 1024) << "runtime RSS in KiB";
+  json stats = ReadStats(sb);
+  EXPECT_GT(Component(stats, "numbers")["backpressure_ms"].get<int>(), 1000);
+  EXPECT_EQ(Component(stats, "slow")["failed"], 0) << "nothing dropped or failed";
+}
+
+TEST(Supervision, KillingTheRuntimeLeavesNoChild) {
+  Sandbox sb;
+  sb.Write("topo.yaml", kPipeline);
+  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=100000000"}));
+  for (int i = 0; i < 100 && sb.Lines("sink-").size() < 100; ++i)
+    std::this_thread::sleep_for(100ms);
+  ASSERT_GE(sb.ProcessesInside().size(), 6u) << "all components running";
+  ::kill(runtime, SIGKILL);
+  sb.Wait(runtime, 10s);
+  for (int i = 0; i < 50 && !sb.ProcessesInside().empty(); ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(sb.ProcessesInside().empty()) << "children outlived a SIGKILLed runtime";
+}
+
+TEST(Shutdown, SigtermDrainsInFlightTuples) {
+  Sandbox sb;
+  sb.Write("topo.yaml", kPipeline);
+  pid_t runtime = sb.Start(
+      Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=200"}));
+  for (int i = 0; i < 100 && sb.Lines("sink-").size() < 200; ++i)
+    std::this_thread::sleep_for(100ms);
+  ::kill(runtime, SIGTERM);
+  EXPECT_EQ(sb.Wait(runtime, 40s), 0);
+  json spout = Component(ReadStats(sb), "numbers");
+  EXPECT_EQ(spout["emitted"], spout["acked"]) << "every emitted tree completed before stopping";
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+}  // namespace
+}  // namespace sparse::testing

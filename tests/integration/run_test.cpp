@@ -1,0 +1,433 @@
+// End-to-end runs of real topologies with real Python components (issue: local runtime).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace sparse::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string Py(const std::string& cls) {
+  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
+}
+
+// Common options: where sinks write, and stop once everything is processed.
+std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run",
+                                   "topo.yaml",
+                                   "--stop-when-idle",
+                                   "1",
+                                   "-t",
+                                   "60",
+                                   "-o",
+                                   "test.out=" + sb.out_dir().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+void ExpectNoLeftovers(const Sandbox& sb) {
+  EXPECT_TRUE(sb.ProcessesInside().empty()) << "a component outlived the runtime";
+}
+
+TEST(Run, WordCountExactCounts) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: wordcount
+config:
+  test.sentences: ["the cow jumped over the moon", "an apple a day keeps the doctor away", "four score and seven years ago"]
+  test.repeat: 40
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: split
+    command: )" + Py("SplitBolt") +
+                            R"(
+    parallelism: 2
+    outputs: [word]
+    inputs: [{from: sentences, grouping: shuffle}]
+  - id: count
+    command: )" + Py("CountBolt") +
+                            R"(
+    parallelism: 3
+    outputs: [word, count]
+    inputs: [{from: split, grouping: fields, fields: [word]}]
+)");
+  auto r = sb.Run(RunArgs(sb, {"--stats-json", (sb.dir() / "stats.json").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> expected;
+  for (const char* s : {"the cow jumped over the moon", "an apple a day keeps the doctor away",
+                        "four score and seven years ago"}) {
+    std::istringstream in(s);
+    for (std::string w; in >> w;) expected[w] += 40;
+  }
+  std::map<std::string, int> final_counts;
+  std::map<std::string, std::set<std::string>> tasks_per_word;
+  for (const auto& [file, lines] : sb.LinesByFile("count-")) {
+    for (const auto& l : lines) {
+      const std::string w = l[0];
+      final_counts[w] = std::max(final_counts[w], l[1].get<int>());
+      tasks_per_word[w].insert(file);
+    }
+  }
+  EXPECT_EQ(final_counts, expected);
+  for (const auto& [w, files] : tasks_per_word)
+    EXPECT_EQ(files.size(), 1u) << w << " split over tasks";
+  // The summary table and the stats agree with what arrived.
+  EXPECT_NE(r.out.find("count"), std::string::npos);
+  std::ifstream stats_in(sb.dir() / "stats.json");
+  json stats = json::parse(stats_in);
+  int total = 0;
+  for (auto& [w, c] : expected) total += c;
+  for (const auto& c : stats["components"]) {
+    if (c["id"] == "count") {
+      EXPECT_EQ(c["executed"], total);
+      EXPECT_EQ(c["acked"], total);
+      EXPECT_EQ(c["tasks"], 3);
+    }
+    if (c["id"] == "sentences") {
+      EXPECT_EQ(c["emitted"], 120);
+    }
+  }
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Run, MultipleStreams) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: streams
+config: {test.sentences: ["alpha beta gamma"], test.repeat: 5}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: split
+    command: )" + Py("SplitBolt") +
+                            R"(
+    streams: {default: [word], lengths: [word, length]}
+    inputs: [{from: sentences}]
+  - id: words
+    command: )" + Py("RecordSink") +
+                            R"(
+    inputs: [{from: split}]
+  - id: lengths
+    command: )" + Py("RecordSink") +
+                            R"(
+    inputs: [{from: split, stream: lengths, grouping: all}]
+)");
+  auto r = sb.Run(RunArgs(sb));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto words = sb.Lines("words-");
+  auto lengths = sb.Lines("lengths-");
+  ASSERT_EQ(words.size(), 15u);
+  ASSERT_EQ(lengths.size(), 15u);
+  for (const auto& w : words) EXPECT_EQ(w["stream"], "default");
+  for (const auto& l : lengths) {
+    EXPECT_EQ(l["stream"], "lengths");
+    EXPECT_EQ(l["source"], "split");
+    EXPECT_EQ(l["values"][1].get<int>(),
+              static_cast<int>(l["values"][0].get<std::string>().size()));
+  }
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Run, DirectGrouping) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: direct
+config: {test.sentences: ["a b c d e f"], test.repeat: 4}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: split
+    command: )" + Py("SplitBolt") +
+                            R"(
+    outputs: [word]
+    inputs: [{from: sentences}]
+  - id: director
+    command: )" + Py("DirectBolt") +
+                            R"(
+    streams: {direct: {fields: [word], direct: true}}
+    inputs: [{from: split}]
+  - id: sink
+    command: )" + Py("RecordSink") +
+                            R"(
+    parallelism: 3
+    inputs: [{from: director, stream: direct, grouping: direct}]
+)");
+  auto r = sb.Run(RunArgs(sb));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto by_file = sb.LinesByFile("sink-");
+  std::erase_if(by_file, [](const auto& kv) { return kv.second.empty(); });
+  // Task ids: director 1, sentences 2, sink 3..5, split 6. Everything goes to task 5.
+  ASSERT_EQ(by_file.size(), 1u);
+  EXPECT_EQ(by_file.begin()->first, "sink-5.jsonl");
+  EXPECT_EQ(by_file.begin()->second.size(), 24u);
+  ExpectNoLeftovers(sb);
+}
+
+class NeedTaskIds : public ::testing::TestWithParam<bool> {};
+
+TEST_P(NeedTaskIds, RepliesOnlyWhenAsked) {
+  const bool need = GetParam();
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: taskids
+config: {test.sentences: ["x y z w"], test.repeat: 5}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: split
+    command: )" + Py("SplitBolt") +
+                            R"(
+    outputs: [word]
+    inputs: [{from: sentences}]
+  - id: emitter
+    command: )" + Py("TaskIdsBolt") +
+                            R"(
+    outputs: [word]
+    inputs: [{from: split}]
+  - id: sink
+    command: )" + Py("RecordSink") +
+                            R"(
+    parallelism: 2
+    inputs: [{from: emitter, grouping: all}]
+  - id: other
+    command: )" + Py("RecordSink") +
+                            R"(
+    parallelism: 2
+    inputs: [{from: emitter, grouping: fields, fields: [word]}]
+)");
+  auto r = sb.Run(RunArgs(sb, {"-o", std::string("test.need_ids=") + (need ? "true" : "false")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto replies = sb.Lines("taskids-");
+  ASSERT_EQ(replies.size(), 20u);
+  // Where each word actually arrived, by task id (from the sink file names).
+  std::map<std::string, std::set<int>> arrived;
+  for (const auto& [file, lines] : sb.LinesByFile("sink-")) {
+    int task = std::stoi(file.substr(5));
+    for (const auto& l : lines) arrived[l["values"][0]].insert(task);
+  }
+  for (const auto& [file, lines] : sb.LinesByFile("other-")) {
+    int task = std::stoi(file.substr(6));
+    for (const auto& l : lines) arrived[l["values"][0]].insert(task);
+  }
+  for (const auto& rep : replies) {
+    if (!need) {
+      EXPECT_TRUE(rep["ids"].is_null());
+      continue;
+    }
+    ASSERT_TRUE(rep["ids"].is_array());
+    std::set<int> ids(rep["ids"].begin(), rep["ids"].end());
+    EXPECT_EQ(ids.size(), 3u) << "both sink tasks (all grouping) and one `other` task";
+    EXPECT_EQ(ids, arrived[rep["word"]]) << rep.dump();
+  }
+  ExpectNoLeftovers(sb);
+}
+
+INSTANTIATE_TEST_SUITE_P(OnOff, NeedTaskIds, ::testing::Bool());
+
+TEST(Run, TickTuples) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: ticks
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: ticker
+    command: )" + Py("TickBolt") +
+                            R"(
+    inputs: [{from: sentences}]
+    config: {topology.tick.tuple.freq.secs: 1}
+)");
+  auto r = sb.Run({"run", "topo.yaml", "-t", "3.6", "-o", "test.out=" + sb.out_dir().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ticks = sb.Lines("ticks-");
+  EXPECT_GE(ticks.size(), 2u);
+  EXPECT_LE(ticks.size(), 4u);
+  for (const auto& t : ticks) EXPECT_EQ(t["tick"], 1);
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Run, FluxShellTopologyWithStormStyleComponentsAndBuiltins) {
+  Sandbox sb;
+  // The shape of Storm's Flux shell example: a shell spout and bolt written against the bare
+  // protocol as storm.py does, Storm's TestWordCounter and LogInfoBolt, `python` as command.
+  sb.Write("topo.yaml", R"(name: "shell-topology"
+config:
+  topology.workers: 1
+spouts:
+  - id: "sentence-spout"
+    className: "org.apache.storm.flux.wrappers.spouts.FluxShellSpout"
+    constructorArgs:
+      - ["python", "raw_components.py", "storm_sentences"]
+      - ["sentence"]
+    parallelism: 1
+bolts:
+  - id: "splitsentence"
+    className: "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
+    constructorArgs:
+      - ["python", "raw_components.py", "storm_split"]
+      - ["word"]
+    parallelism: 1
+  - id: "log"
+    className: "org.apache.storm.flux.wrappers.bolts.LogInfoBolt"
+    parallelism: 1
+  - id: "count"
+    className: "org.apache.storm.testing.TestWordCounter"
+    parallelism: 1
+streams:
+  - {name: "spout --> split", from: "sentence-spout", to: "splitsentence", grouping: {type: SHUFFLE}}
+  - {name: "split --> count", from: "splitsentence", to: "count", grouping: {type: FIELDS, args: ["word"]}}
+  - {name: "count --> log", from: "count", to: "log", grouping: {type: SHUFFLE}}
+)");
+  auto r = sb.Run({"run", "topo.yaml", "--stop-when-idle", "1", "-t", "60", "--stats-json",
+                   (sb.dir() / "stats.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // "a b c", "b c", "c": a=1, b=2, c=3, logged by LogInfoBolt as the counts grow.
+  EXPECT_NE(r.err.find("values: [\"c\",3]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("values: [\"b\",2]"), std::string::npos) << r.err;
+  std::ifstream stats_in(sb.dir() / "stats.json");
+  json stats = json::parse(stats_in);
+  for (const auto& c : stats["components"]) {
+    if (c["id"] == "log") {
+      EXPECT_EQ(c["executed"], 6);
+    }
+  }
+  ExpectNoLeftovers(sb);
+}
+
+// --- misbehaving components --------------------------------------------------------------------
+
+std::string OneBolt(const std::string& bolt_command, const std::string& spout = "SentenceSpout") {
+  return R"(name: misbehave
+config: {test.sentences: ["a b"], test.repeat: 3}
+spouts:
+  - {id: sentences, command: )" +
+         Py(spout) + R"(, outputs: [sentence]}
+bolts:
+  - id: bad
+    command: )" +
+         bolt_command + R"(
+    outputs: [sentence]
+    inputs: [{from: sentences}]
+)";
+}
+
+TEST(Misbehaving, ExitsAtStart) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, exit_at_start]"));
+  auto r = sb.Run(RunArgs(sb));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("`bad` (task 1) failed to start: process exited with code 7"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cannot open my database"), std::string::npos) << "stderr tail shown";
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, CommandNotFound) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[no-such-interpreter-xyz, x.py]"));
+  auto r = sb.Run(RunArgs(sb));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("command not found on PATH: no-such-interpreter-xyz"), std::string::npos)
+      << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, NeverAnswersHandshake) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, no_handshake]"));
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.handshake.timeout.secs=1"}));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("no handshake reply within 1"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, WritesGarbage) {
+  Sandbox sb;
+  // A reliable spout replays what the broken bolt had, so the bolt keeps getting work.
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, garbage]", "NumberSpout"));
+  auto r =
+      sb.Run(RunArgs(sb, {"-o", "sparse.restart.max=2", "-o", "sparse.restart.backoff.ms=10"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("protocol violation: not a JSON object"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("offending message: this is not json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << "restarted before giving up";
+  EXPECT_NE(r.err.find("crash loop: component `bad` (task 1) failed 3 times"), std::string::npos)
+      << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, FloodsStderr) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, flood_stderr]") +
+                            "  - {id: sink, command: " + Py("RecordSink") +
+                            ", inputs: [{from: bad}]}\n");
+  auto r = sb.Run(RunArgs(sb));
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
+  EXPECT_EQ(sb.Lines("sink-").size(), 3u) << "every tuple went through despite 12 MB of stderr";
+  EXPECT_NE(r.err.find("more stderr this second: see the component's log file"), std::string::npos);
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, IgnoresSigterm) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, ignore_sigterm]"));
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.shutdown.grace.secs=1"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("did not exit after SIGTERM"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, HugeMessageIsFine) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, huge_message]"));
+  auto r = sb.Run(RunArgs(sb));
+  EXPECT_EQ(r.exit_code, 0) << r.err.substr(0, 1000);
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Misbehaving, OversizedMessageIsAViolation) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, huge_message]"));
+  auto r =
+      sb.Run(RunArgs(sb, {"-o", "sparse.max.message.bytes=1000000", "-o", "sparse.restart.max=0"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 1000);
+  EXPECT_NE(r.err.find("message larger than 1000000 bytes"), std::string::npos)
+      << r.err.substr(0, 2000);
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
+  Sandbox sb;
+  sb.Write("topo.yaml",
+           "name: bad\nspouts:\n  - {id: s, command: [a], outputs: [f]}\nbolts:\n"
+           "  - {id: b, command: [a], inputs: [{from: s, grouping: fields, fields: [g]}]}\n");
+  auto r = sb.Run({"run", "topo.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("topo.yaml:5: fields grouping on `g`"), std::string::npos) << r.err;
+}
+
+TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
+  Sandbox sb;
+  EXPECT_EQ(sb.Run({"quickstart", "../evil"}).exit_code, 1);
+  EXPECT_EQ(sb.Run({"quickstart", "a b"}).exit_code, 1);
+  auto ok = sb.Run({"quickstart", "proj"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  for (const char* f : {"README.md", "sparse.yaml", "topologies/wordcount.yaml",
+                        "src/spouts/words.py", "src/bolts/wordcount.py", ".gitignore"}) {
+    EXPECT_TRUE(std::filesystem::exists(sb.dir() / "proj" / f)) << f;
+  }
+  auto again = sb.Run({"quickstart", "proj"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparse::testing
