@@ -1,7 +1,8 @@
 """Bolts: asynchronous components that receive tuples."""
 
-import queue
+import collections
 import threading
+import time
 import traceback
 
 from .component import Component
@@ -10,57 +11,41 @@ from .tuples import Tuple
 
 __all__ = ["Bolt"]
 
-_END_OF_INPUT = object()
+_SYNC = {"command": "sync"}
 
 
-class _Inbox:
-    """A thread that reads every message from the host.
+class _Watchdog:
+    """Keeps a busy bolt alive: while the main thread is inside ``initialize`` or a callback
+    and has written nothing for ``period`` seconds, writes ``{"command": "sync"}``.
 
-    It answers heartbeats itself, at once, so that a long ``process`` call does not make the
-    host declare the bolt dead. Task-id replies (JSON arrays) and tuples (JSON objects) go to
-    two queues. When input ends, each queue receives ``_END_OF_INPUT`` (or the exception that
-    ended it) after everything read before.
+    The host counts any message as a sign of life (Storm's ShellBolt does too), so a long
+    ``process`` call is not mistaken for a dead process, while a truly stuck one (or one whose
+    main thread never returns to the protocol) still stops answering heartbeats in time. This
+    thread only writes, through the shared writer's lock; all reading stays on the main thread,
+    so the hot path has no thread hand-off.
     """
 
-    def __init__(self, reader, answer_heartbeat):
-        self._reader = reader
-        self._answer_heartbeat = answer_heartbeat
-        self.tuples = queue.Queue()
-        self.task_ids = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="sparse-multilang-inbox",
+    def __init__(self, bolt, period=1.0):
+        self._bolt = bolt
+        self._period = period
+        self._thread = threading.Thread(target=self._run, name="sparse-multilang-watchdog",
                                         daemon=True)
 
     def start(self):
         self._thread.start()
 
     def _run(self):
-        end = _END_OF_INPUT
-        try:
-            while True:
-                message = self._reader.read_message()
-                if message is None:
-                    break
-                if isinstance(message, list):
-                    self.task_ids.put(message)
-                elif message.get("stream") == "__heartbeat":
-                    self._answer_heartbeat()
-                else:
-                    self.tuples.put(message)
-        except (Exception, HostGone) as exc:
-            end = exc
-        self.tuples.put(end)
-        self.task_ids.put(end)
-
-
-def _take(q):
-    item = q.get()
-    if item is _END_OF_INPUT:
-        q.put(item)  # keep later takers from blocking forever
-        raise HostGone("host closed the component's stdin")
-    if isinstance(item, BaseException):
-        q.put(item)
-        raise item
-    return item
+        bolt = self._bolt
+        while True:
+            time.sleep(self._period / 4)
+            writer = bolt._writer
+            if writer is None or not bolt._busy:
+                continue
+            if time.monotonic() - writer.last_write >= self._period:
+                try:
+                    bolt._send(_SYNC)
+                except (Exception, HostGone):
+                    return
 
 
 def _tuple_id(tup):
@@ -83,7 +68,8 @@ class Bolt(Component):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._inbox = None
+        self._stash = collections.deque()  # tuples read while waiting for task ids
+        self._busy = False  # main thread inside initialize() or a callback
         self._main_thread = None
         self._current_anchors = None  # ids emits are anchored to, during a callback
         self._settled = set()  # ids acked or failed by the user during a callback
@@ -128,26 +114,54 @@ class Bolt(Component):
     # ----------------------------------------------------------------- the loop
     def _start(self):
         self._main_thread = threading.get_ident()
-        self._inbox = _Inbox(self._reader, lambda: self._send({"command": "sync"}))
-        self._inbox.start()
+        self._busy = True  # initialize() runs next
+        _Watchdog(self).start()
 
     def _loop(self):
+        self._busy = False
         while True:
             try:
-                message = _take(self._inbox.tuples)
+                message = self._next_tuple_message()
             except HostGone:
                 return
-            if not isinstance(message, dict):
-                raise ProtocolError("unexpected message %.200r" % (message,))
             tup = Tuple.from_message(message)
             if tup.is_tick:
                 self._handle_tick(tup)
             else:
                 self._handle_tuple(tup)
 
+    def _read(self):
+        """The next message that is not a heartbeat (answered here); HostGone at EOF."""
+        while True:
+            message = self._reader.read_message()
+            if message is None:
+                raise HostGone("host closed the component's stdin")
+            if isinstance(message, dict) and message.get("stream") == "__heartbeat":
+                self._send(_SYNC)
+                continue
+            return message
+
+    def _next_tuple_message(self):
+        if self._stash:
+            return self._stash.popleft()
+        message = self._read()
+        if not isinstance(message, dict):
+            raise ProtocolError("unexpected message %.200r" % (message,))
+        return message
+
     def _await_task_ids(self):
-        reply = _take(self._inbox.task_ids)
-        return [int(task) for task in reply]
+        # Replies come in emit order, interleaved with tuples: keep the tuples for later.
+        while True:
+            message = self._read()
+            if isinstance(message, list):
+                return [int(task) for task in message]
+            self._stash.append(message)
+
+    def _send_emit(self, message):
+        # Only the main thread reads the protocol; emits from other threads get no task ids.
+        if not self._on_main_thread():
+            message["need_task_ids"] = False
+        return super()._send_emit(message)
 
     def _handle_tuple(self, tup):
         self._run_callback([tup], self.process, tup)
@@ -161,6 +175,7 @@ class Bolt(Component):
         exception, then acks (or fails) those the callback did not ack or fail itself."""
         self._current_anchors = [t.id for t in tuples] if anchored else None
         self._settled = set()
+        self._busy = True
         try:
             callback(*args)
         except Exception:
@@ -172,6 +187,7 @@ class Bolt(Component):
                 self._settle(tuples, self.ack)
         finally:
             self._current_anchors = None
+            self._busy = False
 
     def _settle(self, tuples, how):
         settled = self._settled

@@ -11,6 +11,7 @@ component (the bolt's reader thread answers heartbeats); its lock keeps messages
 import json
 import re
 import threading
+import time
 
 __all__ = ["ProtocolError", "HostGone", "MessageReader", "MessageWriter", "encode_message"]
 
@@ -134,6 +135,7 @@ class MessageWriter:
     def __init__(self, stream):
         self._stream = stream
         self._lock = threading.Lock()
+        self.last_write = time.monotonic()  # read by the bolt's watchdog
 
     def send(self, message):
         data = encode_message(message)  # outside the lock: may raise on bad values
@@ -141,6 +143,7 @@ class MessageWriter:
             try:
                 self._stream.write(data)
                 self._stream.flush()
+                self.last_write = time.monotonic()
             except (BrokenPipeError, ValueError) as exc:  # ValueError: stream already closed
                 raise HostGone("host closed the component's stdout: %s" % exc)
 
