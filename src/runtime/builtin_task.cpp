@@ -276,9 +276,9 @@ void BuiltinTask::Finish(const std::string& tuple_id, bool ack) {
   std::from_chars(tuple_id.data(), tuple_id.data() + tuple_id.size(), id);
   auto it = inflight_.find(id);
   if (it == inflight_.end()) return;
+  if (current_ == &it->second) current_ = nullptr;
   InFlight f = std::move(it->second);
   inflight_.erase(it);
-  if (current_ == &it->second) current_ = nullptr;
   for (const auto& r : f.input.roots) {
     if (ack) {
       host_.acker().Update(r.root, r.id ^ f.ack_val);

@@ -29,7 +29,8 @@ TEST(Messages, BoltEmitWithAnchorsAndDefaults) {
 }
 
 TEST(Messages, SingleStringAnchorAndDirectTask) {
-  auto p = Parse(R"({"command":"emit","anchors":"9","stream":"s","task":4,"need_task_ids":false,"tuple":[]})");
+  auto p = Parse(
+      R"({"command":"emit","anchors":"9","stream":"s","task":4,"need_task_ids":false,"tuple":[]})");
   ASSERT_FALSE(p.error) << *p.error;
   EXPECT_EQ(p.msg.anchors, std::vector<std::string>{"9"});
   EXPECT_EQ(p.msg.stream, "s");
@@ -85,10 +86,10 @@ TEST(Messages, MetricsAreAccepted) {
 TEST(Messages, Errors) {
   EXPECT_TRUE(Parse("hello there").error);
   EXPECT_TRUE(Parse("[1,2]").error);
-  EXPECT_TRUE(Parse(R"({"tuple":[1]})").error);                    // no command
-  EXPECT_TRUE(Parse(R"({"command":"explode"})").error);            // unknown command
-  EXPECT_TRUE(Parse(R"({"command":"emit"})").error);               // no tuple
-  EXPECT_TRUE(Parse(R"({"command":"emit","tuple":"x"})").error);   // tuple not an array
+  EXPECT_TRUE(Parse(R"({"tuple":[1]})").error);                   // no command
+  EXPECT_TRUE(Parse(R"({"command":"explode"})").error);           // unknown command
+  EXPECT_TRUE(Parse(R"({"command":"emit"})").error);              // no tuple
+  EXPECT_TRUE(Parse(R"({"command":"emit","tuple":"x"})").error);  // tuple not an array
   EXPECT_TRUE(Parse(R"({"command":"sync"} trailing)").error);
   EXPECT_TRUE(Parse(R"({"command":"emit","tuple":[1],"task":"x"})").error);
 }

@@ -16,8 +16,8 @@ struct Done {
 class AckerTest : public ::testing::Test {
  protected:
   std::vector<Done> done;
-  Acker acker{std::chrono::milliseconds(1000), [this](int t, std::string id, TreeOutcome o,
-                                                       std::chrono::nanoseconds) {
+  Acker acker{std::chrono::milliseconds(1000),
+              [this](int t, std::string id, TreeOutcome o, std::chrono::nanoseconds) {
                 done.push_back({t, std::move(id), o});
               }};
   Acker::Clock::time_point t0 = Acker::Clock::now();

@@ -40,7 +40,8 @@ TEST(Plan, TaskIdsFollowSortedComponentIds) {
 
 TEST(Plan, ConfigPrecedence) {
   Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml");
-  Plan p = MakePlan(t, nlohmann::json{{"topology.debug", true}, {"topology.message.timeout.secs", 7}});
+  Plan p =
+      MakePlan(t, nlohmann::json{{"topology.debug", true}, {"topology.message.timeout.secs", 7}});
   const auto& b = p.components[p.FindComponent("b")];
   const auto& s = p.components[p.FindComponent("s")];
   EXPECT_EQ(b.config["topology.message.timeout.secs"], 7) << "-o wins over component config";
@@ -61,7 +62,8 @@ TEST(Context, HandshakeHasStormsKeys) {
   const auto& c = hs["context"];
   EXPECT_EQ(c["taskid"], 2);
   EXPECT_EQ(c["componentid"], "b");
-  EXPECT_EQ(c["task->component"], (nlohmann::json{{"1", "a"}, {"2", "b"}, {"3", "b"}, {"4", "s"}, {"5", "s"}}));
+  EXPECT_EQ(c["task->component"],
+            (nlohmann::json{{"1", "a"}, {"2", "b"}, {"3", "b"}, {"4", "s"}, {"5", "s"}}));
   EXPECT_EQ(c["streams"], nlohmann::json::array({"default"}));
   EXPECT_EQ(c["stream->outputfields"]["default"], nlohmann::json::array({"w", "n"}));
   EXPECT_EQ(c["stream->target->grouping"]["default"]["a"], (nlohmann::json{{"type", "ALL"}}));

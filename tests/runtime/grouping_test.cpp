@@ -90,7 +90,8 @@ TEST(AllGrouping, EveryTask) {
 
 TEST(GlobalGrouping, LowestTaskId) {
   auto g = MakeGlobalGrouping({9, 4, 6});
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(Choose(*g, Tuple("[" + std::to_string(i) + "]")), std::vector<int>{4});
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(Choose(*g, Tuple("[" + std::to_string(i) + "]")), std::vector<int>{4});
 }
 
 TEST(PartialKeyGrouping, HotKeySplitsOverTwoTasks) {

@@ -12,16 +12,20 @@ class LoaderTest : public ::testing::Test {
  protected:
   void SetUp() override { RegisterStandardBuiltins(); }
 
-  Topology Load(const std::string& yaml) { return LoadTopologyFromString(yaml, "/tmp/t/topo.yaml"); }
+  Topology Load(const std::string& yaml) {
+    return LoadTopologyFromString(yaml, "/tmp/t/topo.yaml");
+  }
 
   // The diagnostics (as "line: message") of loading + validating `yaml`.
   std::vector<std::string> Errors(const std::string& yaml) {
     std::vector<std::string> out;
     try {
       auto t = Load(yaml);
-      for (const auto& d : ValidateTopology(t)) out.push_back(std::to_string(d.where.line) + ": " + d.message);
+      for (const auto& d : ValidateTopology(t))
+        out.push_back(std::to_string(d.where.line) + ": " + d.message);
     } catch (const TopologyError& e) {
-      for (const auto& d : e.diagnostics()) out.push_back(std::to_string(d.where.line) + ": " + d.message);
+      for (const auto& d : e.diagnostics())
+        out.push_back(std::to_string(d.where.line) + ": " + d.message);
     }
     return out;
   }
@@ -231,7 +235,8 @@ bolts:
   EXPECT_TRUE(Has(e, "16", "reads stream `missing` that `s` does not declare"));
   EXPECT_TRUE(Has(e, "17", "component id `__sys` must not start with `__`"));
   EXPECT_TRUE(Has(e, "20", "stream id `__hidden`"));
-  EXPECT_TRUE(Has(e, "24", "direct grouping on stream `default` of `s`, which is not declared direct"));
+  EXPECT_TRUE(
+      Has(e, "24", "direct grouping on stream `default` of `s`, which is not declared direct"));
   for (const auto& x : e) SCOPED_TRACE(x);
 }
 
