@@ -336,7 +336,7 @@ TEST(Bolt, AMalformedMessageIsReportedAndSkipped) {
   bolt->send_raw("this is not json\nend\n");
   const auto error = bolt->expect();
   EXPECT_EQ(error.value("command", ""), "error");
-  EXPECT_NE(error.value("msg", "").find("not JSON"), std::string::npos) << error;
+  EXPECT_NE(error.value("msg", "").find("not valid JSON"), std::string::npos) << error;
   bolt->send(sparse::json{{"id", "1"}, {"comp", "s"}});  // no "tuple"
   EXPECT_EQ(bolt->expect().value("command", ""), "error");
   bolt->send(tuple_message("2", {"emit", "fine"}));

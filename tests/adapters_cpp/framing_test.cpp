@@ -262,14 +262,10 @@ TEST(JsonText, ValuesRoundTrip) {
 }
 
 sparse::Tuple make_tuple(json values) {
-  return sparse::Tuple::from_message(json{{"id", "-42"},
-                                          {"comp", "words"},
-                                          {"stream", "default"},
-                                          {"task", 3},
-                                          {"tuple", std::move(values)}});
+  return sparse::Tuple("-42", "words", "default", 3, std::move(values));
 }
 
-TEST(Tuple, FromMessage) {
+TEST(Tuple, Accessors) {
   const auto t = make_tuple({"cow", 2});
   EXPECT_EQ(t.id(), "-42");
   EXPECT_EQ(t.component(), "words");
@@ -282,23 +278,15 @@ TEST(Tuple, FromMessage) {
   EXPECT_FALSE(t.is_heartbeat());
 }
 
-TEST(Tuple, FromMessageNeedsATupleArray) {
-  EXPECT_THROW(sparse::Tuple::from_message(json{{"id", "1"}}), sparse::ProtocolError);
-  EXPECT_THROW(sparse::Tuple::from_message(json{{"id", "1"}, {"tuple", "x"}}),
-               sparse::ProtocolError);
+TEST(Tuple, DefaultConstructedHasNoValues) {
+  const sparse::Tuple t;
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.values(), json::array());
+  EXPECT_THROW(t[0], sparse::TupleValueError);
 }
 
-TEST(Tuple, TickAndHeartbeat) {
-  auto tick = sparse::Tuple::from_message(
-      json{{"id", "1"}, {"comp", "__system"}, {"stream", "__tick"}, {"task", -1}, {"tuple", {5}}});
-  EXPECT_TRUE(tick.is_tick());
-  auto heartbeat = sparse::Tuple::from_message(json{{"id", "2"},
-                                                    {"comp", nullptr},
-                                                    {"stream", "__heartbeat"},
-                                                    {"task", -1},
-                                                    {"tuple", json::array()}});
-  EXPECT_TRUE(heartbeat.is_heartbeat());
-  EXPECT_EQ(heartbeat.component(), "");
+TEST(Tuple, ValuesMustBeAnArray) {
+  EXPECT_THROW(sparse::Tuple("1", "c", "s", 1, json("x")), std::invalid_argument);
 }
 
 TEST(Tuple, TypedAccess) {

@@ -2,6 +2,8 @@
 #include <sparse/batching_bolt.hpp>
 #include <sparse/bolt.hpp>
 #include <sparse/component.hpp>
+#include <sparse/detail/bolt_inbox.hpp>
+#include <sparse/detail/json_reader.hpp>
 #include <sparse/json.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/run.hpp>

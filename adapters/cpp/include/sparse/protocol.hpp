@@ -166,6 +166,10 @@ class FrameReader {
     }
   }
 
+  /// The next message if one is already buffered; never reads. Lets a reader hand everything it
+  /// has to its consumer before blocking in read(2).
+  bool next_buffered(std::string_view& message) { return decoder_.next(message); }
+
   /// After next() returned eof: true if the input ended in the middle of a message.
   bool ended_mid_message() const { return decoder_.has_partial_message(); }
 
@@ -337,18 +341,6 @@ inline void metrics(std::string& out, std::string_view name, const json& params)
 }
 
 }  // namespace message
-
-/// Parses one message. Throws ProtocolError with a short excerpt of the text if it is not JSON.
-inline json parse_message(std::string_view text) {
-  try {
-    return json::parse(text.data(), text.data() + text.size());
-  } catch (const json::parse_error& e) {
-    std::string shown(text.substr(0, 80));
-    if (text.size() > 80) shown += "...";
-    throw ProtocolError(std::string("the host sent a message that is not JSON (") + e.what() +
-                        "): " + shown);
-  }
-}
 
 }  // namespace detail
 }  // namespace sparse

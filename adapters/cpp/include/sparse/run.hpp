@@ -11,6 +11,7 @@
 #include <sparse/bolt.hpp>
 #include <sparse/component.hpp>
 #include <sparse/detail/bolt_inbox.hpp>
+#include <sparse/detail/json_reader.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/spout.hpp>
 #include <sparse/tuple.hpp>

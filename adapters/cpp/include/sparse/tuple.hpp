@@ -2,7 +2,6 @@
 #pragma once
 
 #include <sparse/json.hpp>
-#include <sparse/protocol.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -73,7 +72,8 @@ bool value_fits(const json& v) {
 /// operator[] for the raw json. Cheap to move; copying copies the values.
 class Tuple {
  public:
-  Tuple() : values_(json::array()) {}
+  Tuple() = default;
+  /// Throws std::invalid_argument unless `values` is an array.
   Tuple(json id, std::string component, std::string stream, std::int64_t task, json values)
       : id_(std::move(id)),
         component_(std::move(component)),
@@ -81,35 +81,6 @@ class Tuple {
         task_(task),
         values_(std::move(values)) {
     if (!values_.is_array()) throw std::invalid_argument("sparse::Tuple: values must be an array");
-  }
-
-  /// Builds a tuple from a host message {"id","comp","stream","task","tuple"} by moving its parts
-  /// out. Throws ProtocolError if "tuple" is missing or not an array.
-  static Tuple from_message(json&& message) {
-    Tuple t{Unfilled{}};
-    bool has_values = false;
-    for (auto& field : message.items()) {
-      const std::string& key = field.key();
-      json& value = field.value();
-      if (key == "tuple") {
-        if (!value.is_array()) break;
-        t.values_ = std::move(value);
-        has_values = true;
-      } else if (key == "id") {
-        t.id_ = std::move(value);
-      } else if (key == "comp") {
-        if (value.is_string()) t.component_ = std::move(value.get_ref<std::string&>());
-      } else if (key == "stream") {
-        if (value.is_string()) t.stream_ = std::move(value.get_ref<std::string&>());
-      } else if (key == "task") {
-        if (value.is_number_integer()) t.task_ = value.get<std::int64_t>();
-      }
-    }
-    if (!has_values) {
-      throw ProtocolError("a tuple message from the host has no \"tuple\" array: " +
-                          detail::excerpt(message, 200));
-    }
-    return t;
   }
 
   /// The id to ack, fail or anchor to: in Storm a decimal string, echoed back exactly as received.
@@ -122,7 +93,7 @@ class Tuple {
   std::int64_t task() const { return task_; }
 
   /// All values, a JSON array.
-  const json& values() const { return values_; }
+  const json& values() const { return values_.is_null() ? no_values() : values_; }
   std::size_t size() const { return values_.size(); }
 
   /// The value at `index`. Throws TupleValueError if the tuple has fewer values.
@@ -149,8 +120,10 @@ class Tuple {
   bool is_heartbeat() const { return task_ == -1 && stream_ == "__heartbeat"; }
 
  private:
-  struct Unfilled {};
-  explicit Tuple(Unfilled) {}  // values_ stays null until from_message moves the array in
+  static const json& no_values() {
+    static const json empty = json::array();
+    return empty;
+  }
 
   void check_index(std::size_t index) const {
     if (index >= values_.size()) {
@@ -173,7 +146,7 @@ class Tuple {
   std::string component_;
   std::string stream_ = "default";
   std::int64_t task_ = 0;
-  json values_;
+  json values_;  // an array; null only in a default-constructed tuple
 };
 
 }  // namespace sparse

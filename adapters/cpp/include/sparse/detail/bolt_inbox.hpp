@@ -10,6 +10,7 @@
 #pragma once
 
 #include <sparse/component.hpp>
+#include <sparse/detail/json_reader.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/tuple.hpp>
 
@@ -18,6 +19,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <iostream>
 #include <mutex>
@@ -30,6 +32,55 @@
 
 namespace sparse {
 namespace detail {
+
+/// Parses a message to a bolt in one pass: a tuple object (ticks and heartbeats included) goes
+/// into `tuple` (returns true), a task-id reply array into `reply` (returns false). Anything else
+/// throws ProtocolError.
+inline bool parse_bolt_message(std::string_view text, Tuple& tuple, json& reply) {
+  JsonReader reader(text);
+  const char first = reader.peek();
+  if (first == '[') {
+    reply = reader.parse_document();
+    return false;
+  }
+  if (first != '{') {
+    const json value = reader.parse_document();  // reports invalid JSON as such
+    throw ProtocolError("the host sent a message that is neither a tuple nor a task-id list: " +
+                        excerpt(value));
+  }
+  reader.expect('{');
+  json id;
+  std::string component;
+  std::string stream = "default";
+  std::int64_t task = 0;
+  json values;
+  std::string key;
+  for (bool first_member = true; reader.next_member(first_member); first_member = false) {
+    reader.read_key(key);
+    const std::string_view name = key;
+    if (name == "tuple") {
+      values = reader.read_value();
+    } else if (name == "id") {
+      id = reader.read_value();
+    } else if (name == "comp") {
+      if (!reader.read_string_if_any(component)) reader.read_value();  // null for heartbeats
+    } else if (name == "stream") {
+      if (!reader.read_string_if_any(stream)) reader.read_value();
+    } else if (name == "task") {
+      const json value = reader.read_value();
+      if (value.is_number_integer()) task = value.get<std::int64_t>();
+    } else {
+      reader.read_value();
+    }
+  }
+  reader.expect_end();
+  if (!values.is_array()) {
+    std::string shown(text.substr(0, 200));
+    throw ProtocolError("a tuple message from the host has no \"tuple\" array: " + shown);
+  }
+  tuple = Tuple(std::move(id), std::move(component), std::move(stream), task, std::move(values));
+  return true;
+}
 
 struct InboxLimits {
   std::size_t max_tuples;
@@ -128,16 +179,22 @@ class BoltInbox : public Link {
     try {
       std::string_view text;
       for (;;) {
-        const FrameReader::Result result = reader_.next(text);
-        if (result == FrameReader::Result::cancelled) break;
-        if (result == FrameReader::Result::eof) {
-          if (reader_.ended_mid_message()) {
-            std::cerr << "sparse: input ended in the middle of a message; it was ignored\n";
+        if (!reader_.next_buffered(text)) {
+          // Hand over what was parsed before blocking: one lock and one wake-up per read(2).
+          if (!publish()) break;
+          const FrameReader::Result result = reader_.next(text);
+          if (result == FrameReader::Result::cancelled) break;
+          if (result == FrameReader::Result::eof) {
+            if (reader_.ended_mid_message()) {
+              std::cerr << "sparse: input ended in the middle of a message; it was ignored\n";
+            }
+            break;
           }
-          break;
         }
-        if (!handle(text)) break;
+        handle(text);
+        if (parsed_.size() >= kPublishTuples && !publish()) break;
       }
+      publish();
     } catch (const Disconnected&) {
       // The host went away while we answered a heartbeat: same as end of input.
     } catch (const std::exception& e) {
@@ -150,51 +207,47 @@ class BoltInbox : public Link {
     reply_cv_.notify_all();
   }
 
-  // Returns false when the inbox is stopping.
-  bool handle(std::string_view text) {
-    json message;
-    try {
-      message = parse_message(text);
-    } catch (const ProtocolError& e) {
-      report_bad_message(e.what());
-      return true;
-    }
-    if (message.is_array()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      replies_.push_back(std::move(message));
-      reply_cv_.notify_one();
-      return true;
-    }
-    if (!message.is_object()) {
-      report_bad_message("the host sent a message that is neither an object nor an array: " +
-                         excerpt(message));
-      return true;
-    }
+  void handle(std::string_view text) {
     Tuple tuple;
+    json reply;
     try {
-      tuple = Tuple::from_message(std::move(message));
+      if (!parse_bolt_message(text, tuple, reply)) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        replies_.push_back(std::move(reply));
+        reply_cv_.notify_one();
+        return;
+      }
     } catch (const ProtocolError& e) {
       report_bad_message(e.what());
-      return true;
+      return;
     }
     if (tuple.is_heartbeat()) {
       output().send_now([](std::string& out) { message::sync(out); });
-      return true;
+      return;
     }
-    return enqueue(std::move(tuple), text.size());
+    parsed_.push_back(std::move(tuple));
+    parsed_bytes_ += text.size();
   }
 
-  bool enqueue(Tuple&& tuple, std::size_t bytes) {
+  // Moves the parsed tuples to the queue, waiting while it is full. False when stopping.
+  bool publish() {
+    if (parsed_.empty()) return true;
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!stopping_ && !awaiting_reply_ &&
+    while (!stopping_ && !awaiting_reply_ && !queued_.empty() &&
            (queued_.size() >= limits_.max_tuples || queued_bytes_ >= limits_.max_bytes)) {
       producer_waiting_ = true;
       space_cv_.wait(lock);
     }
     producer_waiting_ = false;
     if (stopping_) return false;
-    queued_.push_back(std::move(tuple));
-    queued_bytes_ += bytes;
+    if (queued_.empty()) {
+      queued_.swap(parsed_);
+    } else {
+      for (auto& tuple : parsed_) queued_.push_back(std::move(tuple));
+      parsed_.clear();
+    }
+    queued_bytes_ += parsed_bytes_;
+    parsed_bytes_ = 0;
     if (consumer_waiting_) data_cv_.notify_one();
     return true;
   }
@@ -223,6 +276,11 @@ class BoltInbox : public Link {
   bool producer_waiting_ = false;
   bool awaiting_reply_ = false;
   std::string failure_;
+
+  // Reader thread only: tuples parsed but not yet published.
+  static constexpr std::size_t kPublishTuples = 256;
+  std::vector<Tuple> parsed_;
+  std::size_t parsed_bytes_ = 0;
 
   // Main thread only: the batch taken from queued_ and the position in it.
   std::vector<Tuple> batch_;
