@@ -99,20 +99,7 @@ RunStatus LocalCluster::Run() {
   if (options_.handle_signals) {
     signals_.add(SIGINT);
     signals_.add(SIGTERM);
-    std::function<void(const boost::system::error_code&, int)> on_signal;
-    on_signal = [this, &on_signal](const boost::system::error_code& ec, int sig) {
-      if (ec) return;
-      ++signals_seen_;
-      if (signals_seen_ == 1) {
-        RequestStop(sig == SIGINT ? "interrupted (Ctrl-C); press Ctrl-C again to force"
-                                  : "terminated (SIGTERM)");
-      } else {
-        Fatal(RunStatus::kForced, "forced stop: children killed without draining");
-        return;
-      }
-      signals_.async_wait(on_signal);
-    };
-    signals_.async_wait(on_signal);
+    ArmSignals();
   }
   started_at_ = last_activity_ = last_snapshot_at_ = Clock::now();
   CreateTasks();
@@ -143,6 +130,20 @@ RunStatus LocalCluster::Run() {
   logs_.Flush();
   tasks_.clear();
   return status_;
+}
+
+void LocalCluster::ArmSignals() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    ++signals_seen_;
+    if (signals_seen_ > 1) {
+      Fatal(RunStatus::kForced, "forced stop: children killed without draining");
+      return;
+    }
+    BeginStop(sig == SIGINT ? "interrupted (Ctrl-C); press Ctrl-C again to force"
+                            : "terminated (SIGTERM); send it again to force");
+    ArmSignals();
+  });
 }
 
 void LocalCluster::RequestStop(const std::string& reason) {

@@ -110,6 +110,7 @@ class LocalCluster final : public TaskHost {
  private:
   enum class State { kStarting, kRunning, kDraining, kStopping, kStopped };
   void CreateTasks();
+  void ArmSignals();
   void HandleFailure(FailureReport report);
   void Housekeeping();
   void CheckBackpressure();

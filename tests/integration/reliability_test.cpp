@@ -330,5 +330,57 @@ TEST(Shutdown, SigtermDrainsInFlightTuples) {
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 
+TEST(Supervision, KilledSpoutIsRestartedAndTheRestGoesOn) {
+  Sandbox sb;
+  sb.Write("topo.yaml", kPipeline);
+  pid_t runtime = sb.Start(
+      Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=100"}));
+  for (int i = 0; i < 100 && sb.Lines("sink-").size() < 100; ++i)
+    std::this_thread::sleep_for(100ms);
+  auto spouts = PidsRunning(sb, "components:NumberSpout");
+  ASSERT_EQ(spouts.size(), 1u);
+  ::kill(spouts[0], SIGKILL);
+  // The restarted spout starts again from 0: wait until it has emitted well past where it was.
+  const auto before = sb.Lines("sink-").size();
+  for (int i = 0; i < 100 && sb.Lines("sink-").size() < before + 300; ++i) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ::kill(runtime, SIGTERM);
+  ASSERT_EQ(sb.Wait(runtime, 40s), 0);
+  json stats = ReadStats(sb);
+  EXPECT_EQ(Component(stats, "numbers")["restarts"], 1);
+  EXPECT_GT(sb.Lines("sink-").size(), before + 300) << "the topology kept running";
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+TEST(Shutdown, SecondSignalForces) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: stubborn
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") + R"(, outputs: [n]}
+bolts:
+  - id: stubborn
+    command: [python3, raw_components.py, ignore_sigterm]
+    inputs: [{from: numbers}]
+)");
+  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o",
+                                     "sparse.shutdown.grace.secs=60", "--wait", "0"}));
+  // Wait until every task is ready (the bolt ignores SIGTERM from then on).
+  auto running = [&] {
+    std::ifstream in(sb.dir() / "bg.err");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.find("running stubborn") != std::string::npos;
+  };
+  for (int i = 0; i < 200 && !running(); ++i) std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(running());
+  ::kill(runtime, SIGINT);
+  std::this_thread::sleep_for(500ms);
+  ::kill(runtime, SIGINT);
+  EXPECT_EQ(sb.Wait(runtime, 20s), 130) << "a second Ctrl-C does not wait for the grace period";
+  for (int i = 0; i < 30 && !sb.ProcessesInside().empty(); ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
 }  // namespace
 }  // namespace sparse::testing
