@@ -218,15 +218,7 @@ class Output {
   template <class Compose>
   void send(Compose&& compose) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t before = buffer_.size();
-    try {
-      compose(buffer_);
-    } catch (...) {
-      buffer_.resize(before);
-      throw;
-    }
-    buffer_ += "\nend\n";
-    if (before == 0) oldest_ = std::chrono::steady_clock::now();
+    append_locked(compose);
     if (!deferred_ || buffer_.size() >= flush_bytes_) write_buffer_locked();
   }
 
@@ -234,14 +226,7 @@ class Output {
   template <class Compose>
   void send_now(Compose&& compose) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::size_t before = buffer_.size();
-    try {
-      compose(buffer_);
-    } catch (...) {
-      buffer_.resize(before);
-      throw;
-    }
-    buffer_ += "\nend\n";
+    append_locked(compose);
     write_buffer_locked();
   }
 
@@ -266,6 +251,19 @@ class Output {
   }
 
  private:
+  template <class Compose>
+  void append_locked(Compose& compose) {
+    const std::size_t before = buffer_.size();
+    try {
+      compose(buffer_);
+    } catch (...) {
+      buffer_.resize(before);
+      throw;
+    }
+    buffer_ += "\nend\n";
+    if (before == 0) oldest_ = std::chrono::steady_clock::now();
+  }
+
   void write_buffer_locked() {
     std::size_t done = 0;
     while (done < buffer_.size()) {
