@@ -79,6 +79,10 @@ int Quickstart(const QuickstartArgs& args) {
   std::cerr << "created project " << args.name << " in " << dest.string() << ":\n";
   for (const auto& w : written) std::cout << "  " << w.string() << "\n";
   std::cerr << "next:\n  cd " << dest.string() << " && sparse run\n";
+  if (std::filesystem::exists(dest / "CMakeLists.txt")) {
+    std::cerr << "(`sparse run` builds the C++ components first; it needs cmake and a C++17 "
+                 "compiler)\n";
+  }
   return exit_code::kOk;
 }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/component_build.hpp"
 #include "cli/console.hpp"
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
@@ -30,6 +31,7 @@ struct RunArgs {
   double seconds = 0;
   std::vector<std::string> options;
   bool debug = false;
+  bool no_build = false;
   double stop_when_idle = 0;
   double wait = -1;
   std::string log_dir;
@@ -57,6 +59,12 @@ int RunTopology(const RunArgs& args) {
     file = ResolveTopology(args.topology, project);
   } else {
     file = ResolveTopology(std::nullopt, project);
+  }
+  if (!jar && !args.no_build) {
+    // Compiled components are built before anything starts (C++ projects have a CMakeLists.txt).
+    if (auto owner = FindProject(file.parent_path()); owner && HasComponentBuild(*owner)) {
+      if (!BuildProjectComponents(*owner)) return exit_code::kStartFailed;
+    }
   }
 
   nlohmann::json overrides = nlohmann::json::object();
@@ -171,6 +179,8 @@ void RegisterRun(CLI::App& app, Action& action) {
   cmd->add_option("-o,--option", args->options,
                   "Override a config key for every component: key=value (value parsed as YAML)");
   cmd->add_flag("--debug", args->debug, "Show debug logs; sets topology.debug=true");
+  cmd->add_flag("--no-build", args->no_build,
+                "Do not build the project's C++ components (CMakeLists.txt) before running");
   cmd->add_option("--stop-when-idle", args->stop_when_idle,
                   "Stop once nothing has been emitted or acked for this many seconds and no "
                   "tuple is pending");

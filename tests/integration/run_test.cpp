@@ -429,5 +429,78 @@ TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
   EXPECT_NE(again.err.find("already exists"), std::string::npos);
 }
 
+TEST(Cpp, MixedPythonAndCppComponents) {
+  Sandbox sb;
+  // A Python spout, the C++ adapter's example splitter (parallelism 2), Python counters.
+  sb.Write("topo.yaml", R"(name: mixed
+config:
+  test.sentences: ["the cow jumped over the moon", "the moon is bright"]
+  test.repeat: 25
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [sentence]}
+bolts:
+  - id: split
+    command: [)" + std::string(SPARSE_CPP_SPLIT) +
+                            R"(]
+    parallelism: 2
+    outputs: [word]
+    inputs: [{from: sentences}]
+  - id: count
+    command: )" + Py("CountBolt") +
+                            R"(
+    parallelism: 2
+    outputs: [word, count]
+    inputs: [{from: split, grouping: fields, fields: [word]}]
+)");
+  auto r = sb.Run(RunArgs(sb));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> final_counts;
+  for (const auto& l : sb.Lines("count-")) {
+    final_counts[l[0]] = std::max(final_counts[l[0]], l[1].get<int>());
+  }
+  EXPECT_EQ(final_counts, (std::map<std::string, int>{{"the", 75},
+                                                      {"cow", 25},
+                                                      {"jumped", 25},
+                                                      {"over", 25},
+                                                      {"moon", 50},
+                                                      {"is", 25},
+                                                      {"bright", 25}}));
+  ExpectNoLeftovers(sb);
+}
+
+TEST(Cpp, QuickstartProjectBuildsAndRuns) {
+  Sandbox sb;
+  auto q = sb.Run({"quickstart", "cproj", "--lang", "cpp"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  // Run from inside the project, as a user would.
+  Sandbox inner;
+  auto r = inner.Run({"run", (sb.dir() / "cproj" / "topologies" / "wordcount.yaml").string(), "-t",
+                      "3", "--stats-json", (sb.dir() / "stats.json").string()},
+                     std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("building C++ components"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(sb.dir() / "cproj" / "src" / "bin" / "word_count"));
+  std::ifstream in(sb.dir() / "stats.json");
+  json stats = json::parse(in);
+  for (const auto& c : stats["components"]) {
+    EXPECT_GT(c["acked"].get<int>(), 0) << c["id"];
+    EXPECT_EQ(c["errors"], 0);
+  }
+  EXPECT_NE(r.err.find("words counted; top:"), std::string::npos) << "ticks logged the counts";
+
+  // A compile error stops the run before anything starts, with the compiler's message.
+  {
+    std::ofstream(sb.dir() / "cproj" / "cpp" / "word_count.cpp", std::ios::app)
+        << "\nthis is not C++;\n";
+  }
+  auto bad =
+      inner.Run({"run", (sb.dir() / "cproj" / "topologies" / "wordcount.yaml").string(), "-t", "3"},
+                std::chrono::seconds(300));
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("word_count.cpp"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("build of the C++ components failed"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace sparse::testing
