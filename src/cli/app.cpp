@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/paths.hpp"
+#include "kafka/register.hpp"
 #include "runtime/builtin.hpp"
 
 namespace sparse::cli {
@@ -31,6 +32,7 @@ int Main(int argc, char** argv) {
   // Writing to a child that died must be an error value, not a signal that kills the runtime.
   ::signal(SIGPIPE, SIG_IGN);
   runtime::RegisterStandardBuiltins();
+  kafka::RegisterKafkaBuiltins();
   CLI::App app{
       "sparse: run Storm-style stream topologies of multilang components locally, and "
       "submit them to Apache Storm."};

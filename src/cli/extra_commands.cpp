@@ -1,4 +1,5 @@
 // Subcommands of other subsystems hook in here, so app.cpp stays the same as they are added.
+#include "cli/cmd_kafka.hpp"
 #include "cli/commands.hpp"
 #include "cli/storm_commands.hpp"
 
@@ -7,6 +8,7 @@ namespace sparse::cli {
 void RegisterExtraCommands(CLI::App& app, Action& action) {
   (void)app;
   (void)action;
+  RegisterKafkaCommands(app, action);
   RegisterStormCommands(app, action);
 }
 

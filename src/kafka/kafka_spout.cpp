@@ -66,15 +66,17 @@ struct MetadataResult {
   std::vector<TopicInfo> topics;
 };
 
-// Runs on the helper thread (blocks up to kMetadataTimeoutMs per request).
+// Runs on the helper thread (blocks up to kMetadataTimeoutMs). Always asks for every topic: a
+// metadata request naming a topic makes brokers with auto.create.topics.enable create it, and a
+// consumer must never create the topics it reads.
 MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& topics,
-                             const std::string& pattern, const std::atomic<bool>& cancelled) {
+                             const std::string& pattern) {
   MetadataResult result;
+  const rd_kafka_metadata_t* raw = nullptr;
+  result.err = rd_kafka_metadata(rk, 1, nullptr, &raw, kMetadataTimeoutMs);
+  MetadataPtr md(raw);
+  if (result.err) return result;
   if (!pattern.empty()) {
-    const rd_kafka_metadata_t* raw = nullptr;
-    result.err = rd_kafka_metadata(rk, 1, nullptr, &raw, kMetadataTimeoutMs);
-    MetadataPtr md(raw);
-    if (result.err) return result;
     const std::regex re(pattern);
     for (int i = 0; i < md->topic_cnt; ++i) {
       const auto& t = md->topics[i];
@@ -85,15 +87,6 @@ MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& top
     return result;
   }
   for (const auto& name : topics) {
-    if (cancelled) {
-      result.err = RD_KAFKA_RESP_ERR__DESTROY;
-      return result;
-    }
-    TopicPtr topic(rd_kafka_topic_new(rk, name.c_str(), nullptr));
-    const rd_kafka_metadata_t* raw = nullptr;
-    result.err = rd_kafka_metadata(rk, 0, topic.get(), &raw, kMetadataTimeoutMs);
-    MetadataPtr md(raw);
-    if (result.err) return result;
     TopicInfo info{name, 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART};
     for (int i = 0; i < md->topic_cnt; ++i) {
       if (name == md->topics[i].topic) {
@@ -133,9 +126,17 @@ class KafkaSpout::Session {
     UpdateAllPauses();
     if (!active) commit_requested_ = true;
   }
+  // Short episodes of backpressure cost nothing (librdkafka's prefetch queue is bounded, see
+  // queued.max.messages.kbytes); pausing and resuming partitions has a price (the prefetched
+  // records are dropped and fetched again), so partitions are paused only once backpressure
+  // lasted backpressure_pause_ms.
   void SetBackpressure(bool on) {
     backpressure_ = on;
-    UpdateAllPauses();
+    backpressure_since_ = Clock::now();
+    if (!on && backpressure_paused_) {
+      backpressure_paused_ = false;
+      UpdateAllPauses();
+    }
   }
   void Close();
 
@@ -252,6 +253,8 @@ class KafkaSpout::Session {
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
   bool backpressure_ = false;
+  bool backpressure_paused_ = false;
+  Clock::time_point backpressure_since_{};
   bool commit_requested_ = false;
   bool refresh_in_flight_ = false;
   Clock::time_point next_refresh_{};
@@ -526,6 +529,11 @@ void KafkaSpout::Session::Tick() {
     // Serve rebalances while NextTuple is not polling; a record that comes along is held.
     if (MessagePtr m = PollOne()) Hold(std::move(m));
   }
+  if (backpressure_ && !backpressure_paused_ &&
+      now - backpressure_since_ >= std::chrono::milliseconds(o_.backpressure_pause_ms)) {
+    backpressure_paused_ = true;
+    UpdateAllPauses();
+  }
   if (o_.assignment == Assignment::kManual && !refresh_in_flight_ && now >= next_refresh_) {
     RefreshPartitions();
   }
@@ -552,9 +560,8 @@ KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const std::string
 void KafkaSpout::Session::RefreshPartitions() {
   refresh_in_flight_ = true;
   rd_kafka_t* rk = consumer_.get();
-  const std::atomic<bool>* cancelled = &worker_->cancelled();
-  worker_->Submit([this, rk, cancelled, topics = o_.topics, pattern = o_.topic_pattern] {
-    MetadataResult result = FetchMetadata(rk, topics, pattern, *cancelled);
+  worker_->Submit([this, rk, topics = o_.topics, pattern = o_.topic_pattern] {
+    MetadataResult result = FetchMetadata(rk, topics, pattern);
     return [this, result = std::move(result)] { OnMetadata(result); };
   });
 }
@@ -816,7 +823,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 
 void KafkaSpout::Session::UpdatePause(Partition& p) {
   if (!p.assigned || !consumer_) return;
-  const bool want = !active_ || backpressure_ || p.capped || p.held.size() >= kMaxHeld;
+  const bool want = !active_ || backpressure_paused_ || p.capped || p.held.size() >= kMaxHeld;
   if (want == p.paused) return;
   auto list = NewPartitionList(1);
   rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);

@@ -341,6 +341,7 @@ std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std
   }
   r.Int("partition_refresh_ms", o.partition_refresh_ms, 100);
   r.Int("poll_interval_ms", o.poll_interval_ms, 1);
+  r.Int("backpressure_pause_ms", o.backpressure_pause_ms, 0);
   r.Int("max_batch", o.max_batch, 1);
   r.Object("properties", o.properties);
   r.Object("dead_letter_properties", o.dead_letter_properties);

@@ -91,7 +91,8 @@ struct SpoutOptions {
   std::string dead_letter_topic;
   std::int64_t partition_refresh_ms = 2'000;  // manual assignment: how often to look for partitions
   std::int64_t poll_interval_ms = 5;          // how often librdkafka's events are served
-  std::int64_t max_batch = 64;                // records emitted per NextTuple at most
+  std::int64_t backpressure_pause_ms = 1'000;  // backpressure this long pauses the partitions
+  std::int64_t max_batch = 64;                 // records emitted per NextTuple at most
   nlohmann::json properties = nlohmann::json::object();  // librdkafka consumer properties
   nlohmann::json dead_letter_properties = nlohmann::json::object();  // its producer's
 

@@ -1,0 +1,43 @@
+// Test helpers around a real Kafka-protocol broker (the embedded mock cluster, over TCP):
+// produce records, read a whole topic back, read a group's committed offsets. They block (with
+// timeouts) and throw std::runtime_error on failure, which fails the test with the reason.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sparse::kafka::testing {
+
+struct TestRecord {
+  std::int32_t partition = -1;  // produce: -1 lets the partitioner choose
+  std::int64_t offset = -1;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::int64_t timestamp = 0;  // produce: 0 = now
+  std::map<std::string, std::string> headers;
+};
+
+// Produces and waits for every delivery report.
+void Produce(const std::string& bootstrap, const std::string& topic,
+             const std::vector<TestRecord>& records);
+// `n` records with values "<prefix><i>" and keys "k<i>", spread round-robin over `partitions`
+// partitions (or by the partitioner when partitions == 0).
+void ProduceNumbered(const std::string& bootstrap, const std::string& topic, int n, int partitions,
+                     const std::string& prefix = "v");
+
+// Every record of the topic (all partitions, from the beginning up to the high watermark).
+std::vector<TestRecord> ReadAll(const std::string& bootstrap, const std::string& topic,
+                                int partitions);
+// Number of records in the topic (sum of high - low watermarks).
+std::int64_t CountRecords(const std::string& bootstrap, const std::string& topic, int partitions);
+
+// The group's committed offset per partition (-1001 = none).
+std::vector<std::int64_t> Committed(const std::string& bootstrap, const std::string& group,
+                                    const std::string& topic, int partitions);
+void Commit(const std::string& bootstrap, const std::string& group, const std::string& topic,
+            std::int32_t partition, std::int64_t offset);
+
+}  // namespace sparse::kafka::testing

@@ -1,0 +1,349 @@
+// End to end: the real `sparse` binary runs topologies against a Kafka-protocol broker that
+// lives in this test process (so the runtime can be killed with SIGKILL while the broker and
+// its data survive), reached over TCP.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "broker_helpers.hpp"
+#include "kafka/embedded_broker.hpp"
+#include "process.hpp"
+
+namespace sparse::kafka {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using testing::Process;
+
+constexpr const char* kSparse = SPARSE_BINARY;
+
+class KafkaEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    broker_ = EmbeddedBroker::Start(1, error);
+    ASSERT_TRUE(broker_) << error;
+  }
+
+  // kafka_spout (topic `in`) -> kafka_bolt (topic `out`), keys and values copied.
+  std::string CopyTopology(const std::string& extra_spout_options = "") const {
+    return R"(name: copy
+config:
+  topology.message.timeout.secs: 30
+  topology.max.spout.pending: 5000
+spouts:
+  - id: source
+    builtin: kafka_spout
+    options:
+      topics: [in]
+      group_id: copy
+      commit_interval_ms: 100
+      fields: [key, value])" +
+           extra_spout_options + R"(
+bolts:
+  - id: sink
+    builtin: kafka_bolt
+    options: {topic: out, key_field: key, value_field: value}
+    inputs:
+      - {from: source, grouping: shuffle}
+)";
+  }
+
+  std::unique_ptr<Process> Run(const std::string& topology_file, const std::string& name,
+                               std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv{kSparse,
+                                  "run",
+                                  (dir_.path() / topology_file).string(),
+                                  "-o",
+                                  std::string("kafka.bootstrap.servers=") + broker_->bootstrap(),
+                                  "--stats-json",
+                                  (dir_.path() / (name + ".stats.json")).string(),
+                                  "--log-dir",
+                                  (dir_.path() / "logs").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(argv, dir_.path(), name);
+  }
+
+  json Stats(const std::string& name) const {
+    return json::parse(testing::ReadFile(dir_.path() / (name + ".stats.json")));
+  }
+
+  static json Component(const json& stats, const std::string& id) {
+    for (const auto& c : stats["components"]) {
+      if (c["id"] == id) return c;
+    }
+    return json();
+  }
+
+  // Waits until `done` or the process exits or the deadline passes.
+  static bool WaitFor(Process& p, const std::function<bool()>& done, seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      if (p.Wait(milliseconds(0))) return done();
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    return done();
+  }
+
+  bool AllCommitted(const std::string& group, const std::string& topic, int partitions,
+                    std::int64_t per_partition) {
+    const auto c = testing::Committed(broker_->bootstrap(), group, topic, partitions);
+    for (auto o : c) {
+      if (o != per_partition) return false;
+    }
+    return true;
+  }
+
+  // Stops a run gracefully (drain) and returns its exit code.
+  static int Stop(Process& p) {
+    p.Signal(SIGTERM);
+    auto code = p.Wait(seconds(30));
+    return code ? *code : -1;
+  }
+
+  std::unique_ptr<EmbeddedBroker> broker_;
+  testing::TempDir dir_;
+};
+
+TEST_F(KafkaEndToEnd, CopiesEveryRecordAndCommitsAtTheEnd) {
+  ASSERT_FALSE(broker_->CreateTopic("in", 4));
+  ASSERT_FALSE(broker_->CreateTopic("out", 4));
+  testing::ProduceNumbered(broker_->bootstrap(), "in", 2000, 4);
+  dir_.Write("copy.yaml", CopyTopology());
+  auto run = Run("copy.yaml", "run", {"-t", "120"});
+  ASSERT_TRUE(WaitFor(
+      *run, [&] { return AllCommitted("copy", "in", 4, 500); }, seconds(60)))
+      << run->Stderr();
+  EXPECT_EQ(Stop(*run), 0) << run->Stderr();
+  const auto out = testing::ReadAll(broker_->bootstrap(), "out", 4);
+  std::set<std::string> values;
+  for (const auto& r : out) values.insert(r.value.value_or(""));
+  EXPECT_EQ(values.size(), 2000u);
+  EXPECT_EQ(out.size(), 2000u) << "no failure, so no replay";
+  const json stats = Stats("run");
+  const json source = Component(stats, "source");
+  EXPECT_EQ(source["acked"], 2000);
+  EXPECT_EQ(source["failed"], 0);
+  EXPECT_GT(source["gauges"]["kafka.commits"].get<double>(), 0);
+  EXPECT_EQ(Component(stats, "sink")["gauges"]["kafka.delivered"], 2000);
+}
+
+// Durability: kill -9 the runtime part-way, run again with the same group: every record comes
+// out at least once, and the duplicates are only records after the committed offsets, at most
+// max_uncommitted_offsets per partition.
+TEST_F(KafkaEndToEnd, KillNineThenRestartLosesNothing) {
+  constexpr int kRecords = 50000;
+  constexpr int kPartitions = 4;
+  constexpr int kCap = 2000;
+  ASSERT_FALSE(broker_->CreateTopic("in", kPartitions));
+  ASSERT_FALSE(broker_->CreateTopic("out", kPartitions));
+  testing::ProduceNumbered(broker_->bootstrap(), "in", kRecords, kPartitions);
+  dir_.Write("copy.yaml", CopyTopology("\n      max_uncommitted_offsets: " + std::to_string(kCap)));
+
+  auto first = Run("copy.yaml", "first", {"-t", "120"});
+  ASSERT_TRUE(WaitFor(
+      *first,
+      [&] { return testing::CountRecords(broker_->bootstrap(), "out", kPartitions) >= 15000; },
+      seconds(60)))
+      << first->Stderr();
+  first->Signal(SIGKILL);
+  ASSERT_EQ(first->Wait(seconds(10)), 128 + SIGKILL);
+  const auto committed_at_kill =
+      testing::Committed(broker_->bootstrap(), "copy", "in", kPartitions);
+  std::int64_t committed_total = 0;
+  for (auto c : committed_at_kill) committed_total += std::max<std::int64_t>(0, c);
+  EXPECT_LT(committed_total, kRecords) << "killed part-way";
+
+  auto second = Run("copy.yaml", "second", {"-t", "120"});
+  ASSERT_TRUE(WaitFor(
+      *second, [&] { return AllCommitted("copy", "in", kPartitions, kRecords / kPartitions); },
+      seconds(90)))
+      << second->Stderr();
+  EXPECT_EQ(Stop(*second), 0) << second->Stderr();
+
+  const auto out = testing::ReadAll(broker_->bootstrap(), "out", kPartitions);
+  std::map<int, int> copies;  // record number -> times written
+  for (const auto& r : out) copies[std::stoi(r.value.value().substr(1))]++;
+  EXPECT_EQ(copies.size(), static_cast<std::size_t>(kRecords)) << "every record at least once";
+  std::int64_t duplicates = 0;
+  for (const auto& [i, n] : copies) {
+    if (n < 2) continue;
+    duplicates += n - 1;
+    const int partition = i % kPartitions;
+    const std::int64_t offset = i / kPartitions;
+    EXPECT_GE(offset, committed_at_kill[partition])
+        << "record " << i << " was committed before the kill, yet written again";
+    EXPECT_LT(offset, std::max<std::int64_t>(0, committed_at_kill[partition]) + kCap)
+        << "record " << i << " is past the un-committed window";
+  }
+  EXPECT_LE(duplicates, static_cast<std::int64_t>(kPartitions) * kCap);
+  std::cerr << "durability: " << out.size() << " records written for " << kRecords << " inputs ("
+            << duplicates << " duplicates after kill -9)\n";
+}
+
+TEST_F(KafkaEndToEnd, BrokerDownAndBackLosesNothing) {
+  constexpr int kRecords = 5000;
+  ASSERT_FALSE(broker_->CreateTopic("in", 2));
+  ASSERT_FALSE(broker_->CreateTopic("out", 2));
+  testing::ProduceNumbered(broker_->bootstrap(), "in", kRecords, 2);
+  dir_.Write("copy.yaml", CopyTopology("\n      max_uncommitted_offsets: 500"));
+  auto run = Run("copy.yaml", "run", {"-t", "120"});
+  ASSERT_TRUE(WaitFor(
+      *run, [&] { return testing::CountRecords(broker_->bootstrap(), "out", 2) >= 500; },
+      seconds(60)))
+      << run->Stderr();
+  ASSERT_FALSE(broker_->SetBrokerDown(1));
+  std::this_thread::sleep_for(seconds(3));
+  ASSERT_FALSE(run->Wait(milliseconds(0))) << "still running while the broker is down";
+  ASSERT_FALSE(broker_->SetBrokerUp(1));
+  ASSERT_TRUE(WaitFor(
+      *run, [&] { return AllCommitted("copy", "in", 2, kRecords / 2); }, seconds(60)))
+      << run->Stderr();
+  EXPECT_EQ(Stop(*run), 0) << run->Stderr();
+  std::set<std::string> values;
+  for (const auto& r : testing::ReadAll(broker_->bootstrap(), "out", 2)) {
+    values.insert(r.value.value_or(""));
+  }
+  EXPECT_EQ(values.size(), static_cast<std::size_t>(kRecords));
+  const json source = Component(Stats("run"), "source");
+  EXPECT_EQ(source["restarts"], 0) << "connection trouble is retried, not a crash";
+}
+
+TEST_F(KafkaEndToEnd, QuickstartPipelineThroughPython) {
+  ASSERT_FALSE(broker_->CreateTopic("clicks", 4));
+  ASSERT_FALSE(broker_->CreateTopic("clicks-enriched", 2));
+  ASSERT_FALSE(broker_->CreateTopic("clicks-dead", 1));
+  std::vector<testing::TestRecord> clicks;
+  for (int i = 0; i < 300; ++i) {
+    testing::TestRecord r;
+    r.key = "user" + std::to_string(i % 7);
+    r.value =
+        json{{"user", *r.key}, {"url", "https://example.com/a/b/" + std::to_string(i)}}.dump();
+    clicks.push_back(r);
+  }
+  testing::TestRecord bad;
+  bad.key = "user1";
+  bad.value = "not json";
+  clicks.push_back(bad);
+  testing::Produce(broker_->bootstrap(), "clicks", clicks);
+
+  Process quickstart(
+      {kSparse, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
+      dir_.path(), "quickstart");
+  ASSERT_EQ(quickstart.Wait(seconds(30)), 0) << quickstart.Stderr();
+  const auto project = dir_.path() / "demo";
+  // Retries of the bad click quickly, so the test does not wait for the default backoff.
+  std::vector<std::string> argv{kSparse,
+                                "run",
+                                "clicks",
+                                "-o",
+                                "kafka.bootstrap.servers=" + broker_->bootstrap(),
+                                "--stats-json",
+                                (dir_.path() / "run.stats.json").string(),
+                                "-t",
+                                "120"};
+  Process run(argv, project, "run");
+  ASSERT_TRUE(WaitFor(
+      run,
+      [&] {
+        return testing::CountRecords(broker_->bootstrap(), "clicks-enriched", 2) >= 300 &&
+               testing::CountRecords(broker_->bootstrap(), "clicks-dead", 1) >= 1;
+      },
+      seconds(90)))
+      << run.Stderr();
+  EXPECT_EQ(Stop(run), 0) << run.Stderr();
+  const auto enriched = testing::ReadAll(broker_->bootstrap(), "clicks-enriched", 2);
+  ASSERT_EQ(enriched.size(), 300u);
+  const json first = json::parse(enriched.front().value.value());
+  EXPECT_EQ(first["domain"], "example.com");
+  EXPECT_EQ(first["path_depth"], 3);
+  EXPECT_EQ(enriched.front().key, first["user"]);
+  const auto dead = testing::ReadAll(broker_->bootstrap(), "clicks-dead", 1);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].value, "not json");
+  EXPECT_EQ(dead[0].headers.at("sparse.error"), "failed 6 time(s)");
+}
+
+TEST_F(KafkaEndToEnd, InvalidOptionsAreATopologyErrorWithFileAndLine) {
+  dir_.Write("bad.yaml", R"(name: bad
+spouts:
+  - id: source
+    builtin: kafka_spout
+    options:
+      topics: [in]
+      start: yesterday
+bolts:
+  - id: sink
+    builtin: kafka_bolt
+    options: {topic: out}
+    inputs:
+      - {from: source, grouping: shuffle}
+)");
+  auto run = Run("bad.yaml", "run");
+  ASSERT_EQ(run->Wait(seconds(30)), 2);
+  EXPECT_NE(run->Stderr().find("bad.yaml:6"), std::string::npos) << run->Stderr();
+  EXPECT_NE(run->Stderr().find("options.group_id: required"), std::string::npos) << run->Stderr();
+}
+
+TEST_F(KafkaEndToEnd, UnreachableBrokerIsReportedAndRetriedNotAHangOrACrash) {
+  dir_.Write("copy.yaml", CopyTopology());
+  std::vector<std::string> argv{kSparse,
+                                "run",
+                                (dir_.path() / "copy.yaml").string(),
+                                "-o",
+                                "kafka.bootstrap.servers=127.0.0.1:1",
+                                "--stats-json",
+                                (dir_.path() / "run.stats.json").string(),
+                                "-t",
+                                "4"};
+  Process run(argv, dir_.path(), "run");
+  ASSERT_EQ(run.Wait(seconds(40)), 0) << run.Stderr();
+  const json source = Component(Stats("run"), "source");
+  EXPECT_NE(source["last_error"].get<std::string>().find("127.0.0.1:1"), std::string::npos)
+      << source.dump();
+  EXPECT_EQ(source["restarts"], 0);
+}
+
+TEST_F(KafkaEndToEnd, ServeProduceConsume) {
+  Process serve({kSparse, "kafka", "serve", "--port", "0", "--topic", "demo:2"}, dir_.path(),
+                "serve");
+  std::string address;
+  ASSERT_TRUE(WaitFor(
+      serve,
+      [&] {
+        address = serve.Stdout();
+        return !address.empty() && address.back() == '\n';
+      },
+      seconds(20)))
+      << serve.Stderr();
+  address.pop_back();
+  dir_.Write("lines.txt", "a|1\nb|2\nc|3\n");
+  Process produce(
+      {"/bin/sh", "-c",
+       std::string(kSparse) + " kafka produce -b " + address + " -t demo -k '|' < lines.txt"},
+      dir_.path(), "produce");
+  ASSERT_EQ(produce.Wait(seconds(30)), 0) << produce.Stderr();
+  Process consume({kSparse, "kafka", "consume", "-b", address, "-t", "demo", "--from-beginning",
+                   "--max", "3", "--json"},
+                  dir_.path(), "consume");
+  ASSERT_EQ(consume.Wait(seconds(30)), 0) << consume.Stderr();
+  std::set<std::string> got;
+  std::istringstream lines(consume.Stdout());
+  for (std::string line; std::getline(lines, line);) {
+    const json j = json::parse(line);
+    got.insert(j["key"].get<std::string>() + "=" + j["value"].get<std::string>());
+  }
+  EXPECT_EQ(got, (std::set<std::string>{"a=1", "b=2", "c=3"}));
+  serve.Signal(SIGINT);
+  EXPECT_EQ(serve.Wait(seconds(10)), 0) << serve.Stderr();
+}
+
+}  // namespace
+}  // namespace sparse::kafka

@@ -1,0 +1,109 @@
+// PartitionOffsets alone: the commit point only ever covers fully processed records.
+#include "kafka/offset_tracker.hpp"
+
+#include <gtest/gtest.h>
+
+namespace sparse::kafka {
+namespace {
+
+TEST(PartitionOffsets, EmptyHasNothingToCommit) {
+  PartitionOffsets p;
+  EXPECT_FALSE(p.CommitPoint());
+  EXPECT_FALSE(p.NeedsCommit());
+  EXPECT_EQ(p.Uncommitted(), 0);
+  EXPECT_EQ(p.Pending(), 0u);
+}
+
+TEST(PartitionOffsets, CommitPointIsFirstRecordNotDone) {
+  PartitionOffsets p;
+  for (std::int64_t o = 10; o < 15; ++o) ASSERT_NE(p.Add(o, "[]"), nullptr);
+  EXPECT_EQ(p.CommitPoint(), 10);
+  EXPECT_TRUE(p.Done(11));
+  EXPECT_TRUE(p.Done(12));
+  EXPECT_EQ(p.CommitPoint(), 10) << "10 is not done: nothing past it may be committed";
+  EXPECT_TRUE(p.Done(10));
+  EXPECT_EQ(p.CommitPoint(), 13);
+  EXPECT_TRUE(p.Done(14));
+  EXPECT_EQ(p.CommitPoint(), 13);
+  EXPECT_TRUE(p.Done(13));
+  EXPECT_EQ(p.CommitPoint(), 15) << "all done: one past the last record";
+  EXPECT_EQ(p.Pending(), 0u);
+}
+
+TEST(PartitionOffsets, FailedRecordInTheMiddleHoldsBackTheCommit) {
+  PartitionOffsets p;
+  for (std::int64_t o = 0; o < 100; ++o) p.Add(o, "[" + std::to_string(o) + "]");
+  for (std::int64_t o = 0; o < 100; ++o) {
+    if (o != 42) p.Done(o);
+  }
+  EXPECT_EQ(p.CommitPoint(), 42);
+  PartitionOffsets::Record* r = p.Find(42);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->values_json, "[42]") << "kept for the retry";
+  EXPECT_EQ(p.Pending(), 1u);
+  p.Done(42);
+  EXPECT_EQ(p.CommitPoint(), 100);
+}
+
+TEST(PartitionOffsets, GapsInOffsetsAreFine) {
+  PartitionOffsets p;
+  for (std::int64_t o : {3, 7, 8, 20}) p.Add(o, "[]");
+  p.Done(7);
+  p.Done(3);
+  EXPECT_EQ(p.CommitPoint(), 8);
+  p.Done(20);
+  EXPECT_EQ(p.CommitPoint(), 8);
+  p.Done(8);
+  EXPECT_EQ(p.CommitPoint(), 21);
+  EXPECT_FALSE(p.Done(5)) << "never added";
+}
+
+TEST(PartitionOffsets, DuplicateAndLateAcksChangeNothing) {
+  PartitionOffsets p;
+  p.Add(0, "[]");
+  p.Add(1, "[]");
+  EXPECT_TRUE(p.Done(1));
+  EXPECT_FALSE(p.Done(1));
+  EXPECT_FALSE(p.Done(99));
+  EXPECT_EQ(p.Pending(), 1u);
+  EXPECT_EQ(p.CommitPoint(), 0);
+}
+
+TEST(PartitionOffsets, RefusesOffsetsThatGoBack) {
+  PartitionOffsets p;
+  p.Add(5, "[]");
+  EXPECT_EQ(p.Add(5, "[]"), nullptr);
+  EXPECT_EQ(p.Add(4, "[]"), nullptr);
+  EXPECT_EQ(p.Pending(), 1u);
+  p.Reset();
+  EXPECT_NE(p.Add(4, "[]"), nullptr);
+}
+
+TEST(PartitionOffsets, UncommittedCountsFromTheLastConfirmedCommit) {
+  PartitionOffsets p;
+  for (std::int64_t o = 100; o < 110; ++o) p.Add(o, "[]");
+  EXPECT_EQ(p.Uncommitted(), 10) << "from the first record when nothing was committed";
+  for (std::int64_t o = 100; o < 106; ++o) p.Done(o);
+  EXPECT_TRUE(p.NeedsCommit());
+  EXPECT_EQ(p.Uncommitted(), 10) << "done is not committed";
+  p.Committed(*p.CommitPoint());
+  EXPECT_EQ(p.committed(), 106);
+  EXPECT_FALSE(p.NeedsCommit());
+  EXPECT_EQ(p.Uncommitted(), 4);
+  p.Committed(103);
+  EXPECT_EQ(p.committed(), 106) << "a late reply never moves the commit back";
+}
+
+TEST(PartitionOffsets, DoneFreesTheKeptPayload) {
+  PartitionOffsets p;
+  auto* r = p.Add(0, "[\"big\"]");
+  r->key = "k";
+  r->value = "v";
+  p.Add(1, "[]");
+  p.Done(1);  // not popped (0 is pending) but its payload is dropped
+  EXPECT_EQ(p.Find(1), nullptr);
+  EXPECT_EQ(p.Find(0)->key, "k");
+}
+
+}  // namespace
+}  // namespace sparse::kafka

@@ -1,0 +1,112 @@
+// Records to tuple values and back, including the inputs that must be refused, not mangled.
+#include "kafka/record_codec.hpp"
+
+#include <gtest/gtest.h>
+
+namespace sparse::kafka {
+namespace {
+
+SpoutOptions Options(nlohmann::json extra = nlohmann::json::object()) {
+  extra["topics"] = {"t"};
+  extra["group_id"] = "g";
+  std::string error;
+  auto o = ParseSpoutOptions(extra, error);
+  EXPECT_TRUE(o) << error;
+  return o ? *o : SpoutOptions{};
+}
+
+RecordView Record(std::optional<std::string_view> key, std::optional<std::string_view> value) {
+  RecordView r;
+  r.topic = "clicks";
+  r.partition = 3;
+  r.offset = 42;
+  r.key = key;
+  r.value = value;
+  r.timestamp = 1700000000000;
+  return r;
+}
+
+TEST(RecordEncoder, DefaultFields) {
+  RecordEncoder enc(Options());
+  std::string out;
+  ASSERT_FALSE(enc.Encode(Record("k", "hello \"world\"\n"), out));
+  EXPECT_EQ(out, R"(["clicks",3,42,"k","hello \"world\"\n"])");
+}
+
+TEST(RecordEncoder, NullKeyAndValue) {
+  RecordEncoder enc(Options({{"fields", {"key", "value", "timestamp"}}}));
+  std::string out;
+  ASSERT_FALSE(enc.Encode(Record(std::nullopt, std::nullopt), out));
+  EXPECT_EQ(out, "[null,null,1700000000000]");
+}
+
+TEST(RecordEncoder, InvalidUtf8IsADecodeErrorNotMangled) {
+  RecordEncoder enc(Options());
+  std::string out;
+  auto err = enc.Encode(Record("k", std::string_view("\xff\xfe", 2)), out);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(*err,
+            "value is not valid UTF-8 text (value_format: string; use base64 for binary "
+            "data)");
+}
+
+TEST(RecordEncoder, Base64ForBinary) {
+  RecordEncoder enc(Options({{"fields", {"value"}}, {"value_format", "base64"}}));
+  std::string out;
+  ASSERT_FALSE(enc.Encode(Record(std::nullopt, std::string_view("\xff\x00\x01", 3)), out));
+  EXPECT_EQ(out, R"(["/wAB"])");
+}
+
+TEST(RecordEncoder, JsonValuesAreEmbeddedAndChecked) {
+  RecordEncoder enc(Options({{"fields", {"value"}}, {"value_format", "json"}}));
+  std::string out;
+  ASSERT_FALSE(enc.Encode(Record(std::nullopt, R"({"a": [1, 2]})"), out));
+  EXPECT_EQ(out, R"([{"a": [1, 2]}])");
+  out.clear();
+  ASSERT_FALSE(enc.Encode(Record(std::nullopt, "{\n\"a\": 1\n}"), out));
+  EXPECT_EQ(out, R"([{"a":1}])") << "no line breaks inside a tuple";
+  out.clear();
+  auto err = enc.Encode(Record(std::nullopt, "{not json"), out);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(*err, "value is not a JSON document (value_format: json)");
+}
+
+TEST(RecordEncoder, JsonFieldsPickMembers) {
+  RecordEncoder enc(Options({{"fields", {"offset"}}, {"json_fields", {"user", "n", "missing"}}}));
+  std::string out;
+  ASSERT_FALSE(enc.Encode(Record(std::nullopt, R"({"user":"ann","n":7,"x":0})"), out));
+  EXPECT_EQ(out, R"([42,"ann",7,null])");
+  out.clear();
+  auto err = enc.Encode(Record(std::nullopt, "[1]"), out);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(*err, "value is not a JSON object (json_fields)");
+}
+
+TEST(Utf8, AcceptsValidRejectsInvalid) {
+  EXPECT_TRUE(IsValidUtf8("plain"));
+  EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
+}
+
+TEST(ValueBytes, StringsAreTheirTextOtherJsonIsItself) {
+  bool ok = false;
+  EXPECT_EQ(ValueBytes(R"("plain")", ok), "plain");
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(ValueBytes(R"("a\"b\u00e9")", ok), "a\"b\xc3\xa9");
+  EXPECT_EQ(ValueBytes("12", ok), "12");
+  EXPECT_EQ(ValueBytes(R"({"a":1})", ok), R"({"a":1})");
+  EXPECT_FALSE(ValueBytes("null", ok));
+  EXPECT_TRUE(ok);
+  EXPECT_FALSE(ValueBytes(R"("bad\q")", ok));
+  EXPECT_FALSE(ok);
+}
+
+TEST(TupleAsJsonObject, NamesEachValue) {
+  EXPECT_EQ(TupleAsJsonObject({"word", "count"}, {R"("cat")", "3"}), R"({"word":"cat","count":3})");
+}
+
+}  // namespace
+}  // namespace sparse::kafka
