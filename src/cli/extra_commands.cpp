@@ -1,6 +1,7 @@
 // Subcommands of other subsystems hook in here, so app.cpp stays the same as they are added.
 #include "cli/cmd_kafka.hpp"
 #include "cli/commands.hpp"
+#include "cli/observability_commands.hpp"
 #include "cli/storm_commands.hpp"
 
 namespace sparse::cli {
@@ -10,6 +11,7 @@ void RegisterExtraCommands(CLI::App& app, Action& action) {
   (void)action;
   RegisterKafkaCommands(app, action);
   RegisterStormCommands(app, action);
+  RegisterObservabilityCommands(app, action);
 }
 
 }  // namespace sparse::cli

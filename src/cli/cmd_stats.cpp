@@ -1,0 +1,134 @@
+// `sparse stats`: the numbers of a running topology, fetched from its web view and printed with
+// the same table (and the same JSON) as the end of `sparse run`.
+#include <cctype>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/console.hpp"
+#include "cli/observability_commands.hpp"
+#include "cli/run_observability.hpp"
+#include "web/api.hpp"
+#include "web/http_client.hpp"
+
+namespace sparse::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct StatsArgs {
+  std::string component;
+  bool json = false;
+  std::string url;
+  std::string window = ":all-time";
+};
+
+// Percent-encodes a URL path segment.
+std::string Encode(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+nlohmann::json GetJson(const std::string& url) {
+  const web::HttpResult r = web::HttpGet(url);
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (r.status != 200) {
+    const std::string why = j.is_object() && j.contains("errorMessage")
+                                ? j["errorMessage"].get<std::string>()
+                                : r.body.substr(0, 200);
+    throw std::runtime_error(url + ": HTTP " + std::to_string(r.status) + ": " + why);
+  }
+  if (j.is_discarded()) throw std::runtime_error(url + ": the answer is not JSON");
+  return j;
+}
+
+// The web view's base URL, from --url or the run-state file of a run in this folder.
+std::string BaseUrl(const StatsArgs& args) {
+  std::string url = args.url;
+  if (url.empty()) {
+    std::optional<fs::path> stale;
+    const auto run = FindRun(fs::current_path(), &stale);
+    if (!run) {
+      std::string msg =
+          "no running topology found here: start one with `sparse run` in this folder (or a "
+          "parent), or give the web view's address with --url";
+      if (stale) msg += " (" + stale->string() + " is left from a run that has ended)";
+      throw std::runtime_error(msg);
+    }
+    if (run->state.url.empty()) {
+      throw std::runtime_error("the run of " + run->state.topology + " (pid " +
+                               std::to_string(run->state.pid) +
+                               ") has no web view: it was started with --no-ui");
+    }
+    url = run->state.url;
+  }
+  if (url.back() != '/') url += '/';
+  return url;
+}
+
+int Stats(const StatsArgs& args) {
+  const std::string base = BaseUrl(args);
+  const auto summary = GetJson(base + "api/v1/topology/summary");
+  const auto& topologies = summary.at("topologies");
+  if (topologies.empty()) throw std::runtime_error(base + " serves no topology");
+  const std::string id = topologies[0].at("id").get<std::string>();
+  const auto topology =
+      GetJson(base + "api/v1/topology/" + Encode(id) + "?window=" + Encode(args.window));
+  runtime::ClusterSnapshot snapshot = web::SnapshotFromTopologyJson(topology);
+  if (!args.component.empty()) {
+    std::erase_if(snapshot.components, [&](const auto& c) { return c.id != args.component; });
+    if (snapshot.components.empty()) {
+      std::string known;
+      for (const char* list : {"spouts", "bolts"}) {
+        for (const auto& c : topology.at(list)) known += " " + c.at("id").get<std::string>();
+      }
+      std::cerr << "sparse: error: no component `" << args.component << "` in " << id
+                << "; it has:" << known << "\n";
+      return exit_code::kError;
+    }
+  }
+  const std::string name = topology.at("name").get<std::string>();
+  if (args.json) {
+    std::cout << SnapshotJson(snapshot, name) << "\n";
+    return exit_code::kOk;
+  }
+  std::cerr << "topology " << name << ": " << snapshot.state << ", up "
+            << topology.at("uptime").get<std::string>() << "; window "
+            << topology.at("windowHint").get<std::string>() << " (" << base << ")\n";
+  PrintSummary(std::cout, snapshot);
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+void RegisterStats(CLI::App& app, Action& action) {
+  auto args = std::make_shared<StatsArgs>();
+  CLI::App* cmd = app.add_subcommand("stats", "Show the statistics of a running topology");
+  cmd->footer(
+      R"(Finds the topology that `sparse run` is running in this folder (or a parent) through
+its .sparse/run.json, and prints the same table as the end of the run.
+
+Examples:
+  sparse stats                    every component, since the start of the run
+  sparse stats -c count --json    one component, as JSON
+  sparse stats --window 600       the last 10 minutes
+  sparse stats --url http://127.0.0.1:8080/)");
+  cmd->add_option("-c,--component", args->component, "Only this component");
+  cmd->add_flag("--json", args->json, "Print JSON (the shape of `sparse run --stats-json`)");
+  cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");
+  cmd->add_option("--window", args->window,
+                  "Seconds up to now (1-600), or :all-time (default: :all-time)");
+  cmd->callback([args, &action] { action = [args] { return Stats(*args); }; });
+}
+
+}  // namespace sparse::cli

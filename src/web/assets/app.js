@@ -1,0 +1,562 @@
+// The web view of a running sparse topology. Plain browser JavaScript, no build step, no
+// dependencies: it polls the JSON API every second and redraws the numbers in place.
+// Everything that comes from the topology (names, errors) is inserted as text, never as HTML.
+"use strict";
+
+(function () {
+  const POLL_MS = 1000;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  const state = {
+    id: null,
+    graph: null,
+    window: ":all-time",
+    colourBy: "capacity",
+    watermark: 1000,
+    nodes: new Map(), // component id -> {shape, metric} SVG elements
+    rows: { spouts: new Map(), bolts: new Map() },
+    previous: null, // {uptime, emitted} from the last poll, for the throughput
+    selected: null,
+  };
+
+  // ---- small helpers -------------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return e;
+  }
+
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  const fmtInt = (n) => Number(n || 0).toLocaleString("en-US");
+  const fmtMs = (v) => (v ? v.toFixed(v < 10 ? 2 : 1) : "0");
+  const fmtFrac = (v) => (v || 0).toFixed(3);
+
+  function fmtAge(secs) {
+    if (secs === null || secs === undefined) return "";
+    secs = Math.floor(secs);
+    if (secs < 60) return secs + "s ago";
+    if (secs < 3600) return Math.floor(secs / 60) + "m " + (secs % 60) + "s ago";
+    return Math.floor(secs / 3600) + "h " + Math.floor((secs % 3600) / 60) + "m ago";
+  }
+
+  function fmtUptime(secs) {
+    secs = Math.floor(secs || 0);
+    const h = Math.floor(secs / 3600), m = Math.floor((secs % 3600) / 60), s = secs % 60;
+    return (h ? h + "h " : "") + (h || m ? m + "m " : "") + s + "s";
+  }
+
+  // 0 -> green, 0.5 -> yellow, 1 -> red; light enough to read dark text on.
+  function heat(f) {
+    f = Math.max(0, Math.min(1, f || 0));
+    const hue = 130 * (1 - f);
+    return "hsl(" + hue.toFixed(0) + ", 75%, " + (86 - 16 * f).toFixed(0) + "%)";
+  }
+
+  async function getJson(path) {
+    const r = await fetch(path, { cache: "no-store" });
+    if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+    return r.json();
+  }
+
+  const api = (suffix) => "api/v1/topology/" + encodeURIComponent(state.id) + (suffix || "");
+
+  // ---- the graph -----------------------------------------------------------------------------
+
+  const NODE_W = 204, NODE_H = 64, GAP_X = 170, GAP_Y = 40, PAD = 24, TOP = 56;
+
+  // Layered left to right: a node's layer is the longest path to it from a source (spouts are
+  // sources); within a layer, nodes are ordered by the mean position of their neighbours.
+  function layout(graph) {
+    const n = graph.nodes.length;
+    const index = new Map(graph.nodes.map((node, i) => [node.id, i]));
+    const edges = graph.edges
+      .filter((e) => index.has(e.source) && index.has(e.target))
+      .map((e) => ({ s: index.get(e.source), t: index.get(e.target), e }));
+    const layer = new Array(n).fill(0);
+    for (let pass = 0; pass < n; pass++) {
+      let changed = false;
+      for (const { s, t } of edges) {
+        if (s !== t && layer[t] < layer[s] + 1 && layer[s] + 1 < n) {
+          layer[t] = layer[s] + 1;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    const byLayer = [];
+    graph.nodes.forEach((_, i) => (byLayer[layer[i]] = byLayer[layer[i]] || []).push(i));
+    const layers = byLayer.filter(Boolean);
+    layers.forEach((l, li) => l.forEach((i) => (layer[i] = li)));
+
+    const preds = graph.nodes.map(() => []), succs = graph.nodes.map(() => []);
+    for (const { s, t } of edges) {
+      if (s === t) continue;
+      preds[t].push(s);
+      succs[s].push(t);
+    }
+    const pos = new Array(n).fill(0);
+    const place = () => layers.forEach((l) => l.forEach((i, k) => (pos[i] = k)));
+    place();
+    const reorder = (l, neighbours) => {
+      const key = new Map(l.map((i) => {
+        const ns = neighbours[i];
+        return [i, ns.length ? ns.reduce((a, j) => a + pos[j], 0) / ns.length : pos[i]];
+      }));
+      l.sort((a, b) => key.get(a) - key.get(b) || a - b);
+      l.forEach((i, k) => (pos[i] = k));
+    };
+    for (let sweep = 0; sweep < 4; sweep++) {
+      for (let li = 1; li < layers.length; li++) reorder(layers[li], preds);
+      for (let li = layers.length - 2; li >= 0; li--) reorder(layers[li], succs);
+    }
+
+    const tallest = Math.max(1, ...layers.map((l) => l.length));
+    const inner = tallest * NODE_H + (tallest - 1) * GAP_Y;
+    const xy = new Array(n);
+    layers.forEach((l, li) => {
+      const h = l.length * NODE_H + (l.length - 1) * GAP_Y;
+      l.forEach((i, k) => {
+        xy[i] = { x: PAD + li * (NODE_W + GAP_X), y: TOP + (inner - h) / 2 + k * (NODE_H + GAP_Y) };
+      });
+    });
+    return {
+      xy,
+      layer,
+      edges,
+      width: PAD * 2 + layers.length * NODE_W + (layers.length - 1) * GAP_X,
+      height: TOP + inner + PAD,
+    };
+  }
+
+  function edgeLabel(e) {
+    const first = e.stream + (e.fields && e.fields.length ? " [" + e.fields.join(", ") + "]" : "");
+    const second = e.grouping +
+      (e.groupingFields && e.groupingFields.length ? "(" + e.groupingFields.join(", ") + ")" : "");
+    return [first, second];
+  }
+
+  function drawGraph(graph) {
+    const box = document.getElementById("graph");
+    clear(box);
+    state.nodes.clear();
+    const L = layout(graph);
+    const root = svg("svg", {
+      width: L.width, height: L.height, viewBox: "0 0 " + L.width + " " + L.height,
+      role: "img", "aria-label": "topology graph",
+    });
+    const defs = svg("defs");
+    const marker = svg("marker", {
+      id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5", markerUnits: "userSpaceOnUse",
+      markerWidth: "11", markerHeight: "11", orient: "auto-start-reverse",
+    });
+    marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#8a93a3" }));
+    defs.append(marker);
+    root.append(defs);
+
+    // Parallel edges between the same two components are spread apart.
+    const groups = new Map();
+    for (const edge of L.edges) {
+      const k = edge.s + ">" + edge.t;
+      groups.set(k, (groups.get(k) || []).concat([edge]));
+    }
+    const edgeLayer = svg("g", { class: "edges" });
+    const labelLayer = svg("g", { class: "labels" });
+    for (const list of groups.values()) {
+      list.forEach((edge, k) => {
+        const a = L.xy[edge.s], b = L.xy[edge.t];
+        const spread = (k - (list.length - 1) / 2) * 16;
+        let d, lx, ly;
+        if (edge.s === edge.t) {
+          const x = a.x + NODE_W / 2, lift = 34 + 14 * k;
+          d = "M" + (x - 30) + "," + a.y + " C" + (x - 40) + "," + (a.y - lift) + " " +
+            (x + 40) + "," + (a.y - lift) + " " + (x + 30) + "," + a.y;
+          lx = x;
+          ly = a.y - lift + 2;
+        } else if (L.layer[edge.t] > L.layer[edge.s]) {
+          const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2 + spread;
+          const x2 = b.x, y2 = b.y + NODE_H / 2 + spread;
+          const mx = (x1 + x2) / 2;
+          d = "M" + x1 + "," + y1 + " C" + mx + "," + y1 + " " + mx + "," + y2 + " " + x2 + "," + y2;
+          lx = mx;
+          ly = (y1 + y2) / 2;
+        } else {
+          // Backwards or within a layer: arc over the top.
+          const x1 = a.x + NODE_W / 2 + spread, x2 = b.x + NODE_W / 2 + spread;
+          const top = Math.min(a.y, b.y) - 40 - 10 * k;
+          d = "M" + x1 + "," + a.y + " C" + x1 + "," + top + " " + x2 + "," + top + " " + x2 + "," + b.y;
+          lx = (x1 + x2) / 2;
+          ly = top + 8;
+        }
+        const cls = "edge" + (edge.e.grouping === "all" ? " all" : "") +
+          (edge.e.grouping === "direct" ? " direct" : "");
+        const g = svg("g", {
+          class: cls, "data-source": edge.e.source, "data-target": edge.e.target,
+          "data-stream": edge.e.stream,
+        });
+        g.append(svg("path", { d, "marker-end": "url(#arrow)" }));
+        edgeLayer.append(g);
+        const [first, second] = edgeLabel(edge.e);
+        const label = svg("g", { class: "edge" });
+        label.append(svg("text", { x: lx, y: ly - 4, "text-anchor": "middle" }, first));
+        label.append(svg("text", { x: lx, y: ly + 10, "text-anchor": "middle" }, second));
+        labelLayer.append(label);
+      });
+    }
+    root.append(edgeLayer);
+
+    graph.nodes.forEach((node, i) => {
+      const { x, y } = L.xy[i];
+      const g = svg("g", {
+        class: "node " + node.type, "data-node": node.id, transform: "translate(" + x + "," + y + ")",
+      });
+      let shape;
+      if (node.type === "spout") {
+        const p = [[0, 0], [NODE_W - 16, 0], [NODE_W, NODE_H / 2], [NODE_W - 16, NODE_H], [0, NODE_H]];
+        shape = svg("polygon", {
+          points: p.map((q) => q.join(",")).join(" "), stroke: "#ef8a17", "stroke-width": 2,
+        });
+      } else {
+        shape = svg("rect", {
+          width: NODE_W, height: NODE_H, rx: 10, stroke: "#2f6fd0", "stroke-width": 2,
+        });
+      }
+      shape.setAttribute("fill", "#ffffff");
+      const title = svg("title", {}, node.id + " (" + node.type + ", parallelism " +
+        node.parallelism + ")\n" + node.runs);
+      g.append(title, shape);
+      g.append(svg("text", { class: "name", x: 12, y: 20 }, node.id));
+      g.append(svg("text", { class: "sub", x: 12, y: 37 },
+        node.type + " \u00d7 " + node.parallelism));
+      const metric = svg("text", { class: "sub metric", x: 12, y: 54 }, "");
+      g.append(metric);
+      g.addEventListener("click", () => select(node.id));
+      root.append(g);
+      state.nodes.set(node.id, { shape, metric, type: node.type });
+    });
+    root.append(labelLayer);
+    box.append(root);
+  }
+
+  // What the node's colour means, as a fraction from 0 (fine) to 1 (saturated).
+  function pressure(c, covered) {
+    if (state.colourBy === "capacity") return c.type === "bolt" ? c.capacity : null;
+    if (c.type === "spout") {
+      const span = Math.max(1, covered) * 1000 * Math.max(1, c.tasks);
+      return c.backpressureMs / span;
+    }
+    return c.queueDepth / Math.max(1, state.watermark);
+  }
+
+  function nodeMetric(c, covered) {
+    if (state.colourBy === "capacity") {
+      return c.type === "bolt"
+        ? "capacity " + fmtFrac(c.capacity) + " \u00b7 exec " + fmtInt(c.executed)
+        : "emitted " + fmtInt(c.emitted) + " \u00b7 pending " + fmtInt(c.pending);
+    }
+    return c.type === "bolt"
+      ? "queue " + fmtInt(c.queueDepth) + " / " + fmtInt(state.watermark)
+      : "throttled " + (100 * pressure(c, covered)).toFixed(1) + "%";
+  }
+
+  function colourGraph(t) {
+    for (const c of t.spouts.concat(t.bolts)) {
+      const n = state.nodes.get(c.id);
+      if (!n) continue;
+      const f = pressure(c, t.windowCoveredSecs);
+      n.shape.setAttribute("fill", f === null ? "#fff3e0" : heat(f));
+      n.metric.textContent = nodeMetric(c, t.windowCoveredSecs);
+    }
+  }
+
+  function drawLegend() {
+    const box = document.getElementById("legend");
+    clear(box);
+    const item = (colour, text, border) => {
+      const s = el("span", { class: "swatch" });
+      s.style.background = colour;
+      if (border) s.style.borderColor = border;
+      return el("span", {}, s, text);
+    };
+    box.append(item("#fff3e0", "spout", "#ef8a17"), item("#ffffff", "bolt", "#2f6fd0"));
+    const what = state.colourBy === "capacity"
+      ? "bolt capacity (busy fraction of its busiest task)"
+      : "spouts: share of time throttled; bolts: queue depth / high watermark";
+    box.append(item(heat(0), "0"), item(heat(0.5), "0.5"), item(heat(1), "1"), el("span", {}, what));
+    box.append(el("span", {}, "edges: stream [fields], grouping(fields); bold: all, dashed: direct"));
+  }
+
+  // ---- tables --------------------------------------------------------------------------------
+
+  const LAST_ERROR = { key: "lastError", title: "last error", kind: "error" };
+  const COLUMNS = {
+    spouts: [
+      { key: "id", title: "spout", kind: "text" },
+      { key: "tasks", title: "tasks" },
+      { key: "emitted", title: "emitted" },
+      { key: "transferred", title: "transferred" },
+      { key: "acked", title: "acked" },
+      { key: "failed", title: "failed", bad: true },
+      { key: "timedOut", title: "timed out", bad: true },
+      { key: "completeLatency", title: "complete latency ms", fmt: fmtMs },
+      { key: "pending", title: "pending" },
+      { key: "backpressureMs", title: "throttled ms" },
+      { key: "errors", title: "errors", bad: true },
+      { key: "restarts", title: "restarts", bad: true },
+      LAST_ERROR,
+    ],
+    bolts: [
+      { key: "id", title: "bolt", kind: "text" },
+      { key: "tasks", title: "tasks" },
+      { key: "executed", title: "executed" },
+      { key: "emitted", title: "emitted" },
+      { key: "transferred", title: "transferred" },
+      { key: "acked", title: "acked" },
+      { key: "failed", title: "failed", bad: true },
+      { key: "processLatency", title: "process latency ms", fmt: fmtMs },
+      { key: "executeLatency", title: "execute latency ms", fmt: fmtMs },
+      { key: "capacity", title: "capacity", kind: "capacity" },
+      { key: "queueDepth", title: "queue" },
+      { key: "errors", title: "errors", bad: true },
+      { key: "restarts", title: "restarts", bad: true },
+      LAST_ERROR,
+    ],
+  };
+
+  function updateCell(td, col, c) {
+    const v = c[col.key];
+    if (col.kind === "text") {
+      td.textContent = v;
+      return;
+    }
+    if (col.kind === "error") {
+      td.className = "error text";
+      td.textContent = v ? v + " (" + fmtAge(c.errorAgeSecs) + ")" : "";
+      return;
+    }
+    td.dataset.value = String(v);
+    if (col.kind === "capacity") {
+      clear(td);
+      const fill = el("span");
+      fill.style.width = Math.round(100 * Math.min(1, v)) + "%";
+      fill.style.background = heat(v);
+      td.append(fmtFrac(v), el("span", { class: "bar" }, fill));
+      return;
+    }
+    td.textContent = col.fmt ? col.fmt(v) : fmtInt(v);
+    td.className = v === 0 ? "zero" : col.bad ? "bad" : "";
+  }
+
+  function updateTable(kind, list) {
+    const table = document.getElementById(kind);
+    const cols = COLUMNS[kind];
+    const rows = state.rows[kind];
+    if (!table.tHead) {
+      const head = table.createTHead().insertRow();
+      for (const col of cols) {
+        head.append(el("th", { class: col.kind === "text" || col.kind === "error" ? "text" : "" },
+          col.title));
+      }
+      table.createTBody();
+    }
+    if (!list.length) {
+      if (!table.tBodies[0].rows.length) {
+        const r = table.tBodies[0].insertRow();
+        r.append(el("td", { class: "empty", colspan: cols.length }, "none"));
+      }
+      return;
+    }
+    for (const c of list) {
+      let row = rows.get(c.id);
+      if (!row) {
+        if (!rows.size) clear(table.tBodies[0]);
+        row = table.tBodies[0].insertRow();
+        row.dataset.component = c.id;
+        for (const col of cols) row.insertCell().dataset.field = col.key;
+        row.addEventListener("click", () => select(c.id));
+        rows.set(c.id, row);
+      }
+      cols.forEach((col, i) => updateCell(row.cells[i], col, c));
+    }
+  }
+
+  function card(label, value, bad, field) {
+    const attrs = { class: "card" + (bad ? " bad" : "") };
+    if (field) attrs["data-field"] = field;
+    return el("div", attrs, el("div", { class: "label" }, label),
+      el("div", { class: "value" }, value));
+  }
+
+  function updateOverview(t) {
+    const all = t.topologyStats.find((s) => s.window === ":all-time");
+    const w = t.topologyStats.find((s) => s.window === t.window) || all;
+    let rate = "\u2013";
+    if (state.previous && t.uptimeSecs > state.previous.uptime) {
+      const r = (all.emitted - state.previous.emitted) / (t.uptimeSecs - state.previous.uptime);
+      rate = fmtInt(Math.max(0, Math.round(r))) + "/s";
+    }
+    state.previous = { uptime: t.uptimeSecs, emitted: all.emitted };
+    const box = document.getElementById("overview");
+    clear(box);
+    box.append(
+      card("uptime", fmtUptime(t.uptimeSecs)),
+      card("tasks ready", t.tasksReady + " / " + t.tasksTotal),
+      card("emitted (all components)", fmtInt(w.emitted), false, "emitted"),
+      card("throughput", rate),
+      card("acked (spout trees)", fmtInt(w.acked)),
+      card("failed (spout trees)", fmtInt(w.failed), w.failed > 0),
+      card("complete latency", fmtMs(w.completeLatency) + " ms"),
+      card("pending trees", fmtInt(t.pendingTrees)),
+      card("errors", fmtInt(w.errors), w.errors > 0),
+      card("restarts", fmtInt(w.restarts), w.restarts > 0),
+      card("backpressure", t.backpressure ? "on" : "off", t.backpressure),
+    );
+  }
+
+  function updateErrors(list) {
+    const table = document.getElementById("errors");
+    clear(table);
+    if (!list.length) {
+      table.append(el("tbody", {}, el("tr", {}, el("td", { class: "empty" }, "no errors"))));
+      return;
+    }
+    const head = el("tr", {}, el("th", { class: "text" }, "time"),
+      el("th", { class: "text" }, "component"), el("th", {}, "task"),
+      el("th", { class: "text" }, "error"));
+    const body = el("tbody");
+    for (const e of list) {
+      const time = new Date(e.time).toLocaleTimeString();
+      body.append(el("tr", { "data-component": e.component },
+        el("td", { class: "text" }, time + " (" + fmtAge(e.errorLapsedSecs) + ")"),
+        el("td", { class: "text" }, e.component), el("td", {}, e.task),
+        el("td", { class: "message" }, e.error)));
+    }
+    table.append(el("thead", {}, head), body);
+  }
+
+  // ---- one component -------------------------------------------------------------------------
+
+  function select(id) {
+    state.selected = id;
+    document.getElementById("details").hidden = false;
+    refreshDetails();
+  }
+
+  function listTable(headers, rows) {
+    if (!rows.length) return el("p", { class: "empty" }, "none");
+    const t = el("table");
+    t.append(el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", { class: "text" }, h)))));
+    const b = el("tbody");
+    for (const r of rows) b.append(el("tr", {}, ...r.map((v) => el("td", { class: "text" }, v))));
+    t.append(b);
+    return t;
+  }
+
+  async function refreshDetails() {
+    if (!state.selected) return;
+    let c;
+    try {
+      c = await getJson(api("/component/" + encodeURIComponent(state.selected)) +
+        "?window=" + encodeURIComponent(state.window));
+    } catch (err) {
+      return;
+    }
+    document.getElementById("details-name").textContent = c.id + " (" + c.componentType + ")";
+    const body = document.getElementById("details-body");
+    clear(body);
+    const join = (a) => (a && a.length ? a.join(", ") : "");
+    const windows = c.spoutSummary || c.boltStats || [];
+    body.append(
+      el("div", {}, el("h3", {}, "Runs"), el("p", {}, c.runs),
+        el("h3", {}, "Log file"), el("p", {}, c.logFile || "(none)")),
+      el("div", {}, el("h3", {}, "Windows"), listTable(
+        ["window", "emitted", "acked", "failed", c.componentType === "bolt" ? "executed" : "pending"],
+        windows.map((w) => [w.windowPretty, fmtInt(w.emitted), fmtInt(w.acked), fmtInt(w.failed),
+          fmtInt(c.componentType === "bolt" ? w.executed : w.pending)]))),
+      el("div", {}, el("h3", {}, "Inputs"), listTable(["from", "stream", "grouping", "fields"],
+        c.inputs.map((i) => [i.component, i.stream, i.grouping + (i.groupingFields.length ?
+          "(" + join(i.groupingFields) + ")" : ""), join(i.fields)]))),
+      el("div", {}, el("h3", {}, "Outputs"), listTable(["stream", "fields", "to"],
+        c.outputs.map((o) => [o.stream + (o.direct ? " (direct)" : ""), join(o.fields),
+          o.subscribers.map((s) => s.component + " (" + s.grouping + ")").join(", ")]))),
+      el("div", {}, el("h3", {}, "Errors"), listTable(["when", "task", "error"],
+        c.componentErrors.map((e) => [fmtAge(e.errorLapsedSecs), String(e.task), e.error]))),
+    );
+  }
+
+  // ---- polling -------------------------------------------------------------------------------
+
+  function setState(text) {
+    const s = document.getElementById("state");
+    s.textContent = text;
+    s.className = "state " + text;
+  }
+
+  async function poll() {
+    try {
+      if (!state.id) {
+        const summary = await getJson("api/v1/topology/summary");
+        const topo = summary.topologies[0];
+        state.id = topo.id;
+        document.getElementById("topology-name").textContent = topo.name;
+        document.title = topo.name + " \u00b7 sparse";
+        const links = document.getElementById("api-links");
+        links.append(" \u00b7 ", el("a", { href: api() }, api()),
+          " \u00b7 ", el("a", { href: api("/graph") }, api("/graph")));
+      }
+      if (!state.graph) {
+        state.graph = await getJson(api("/graph"));
+        drawGraph(state.graph);
+        drawLegend();
+      }
+      const t = await getJson(api("?window=" + encodeURIComponent(state.window)));
+      if (t.configuration && t.configuration["sparse.queue.high.watermark"]) {
+        state.watermark = Number(t.configuration["sparse.queue.high.watermark"]);
+      }
+      setState(t.state);
+      for (const h of document.querySelectorAll(".window-hint")) {
+        h.textContent = t.windowHint + (t.window === ":all-time" ? "" :
+          " (covering " + fmtUptime(t.windowCoveredSecs) + ")");
+      }
+      updateOverview(t);
+      colourGraph(t);
+      updateTable("spouts", t.spouts);
+      updateTable("bolts", t.bolts);
+      updateErrors(t.recentErrors);
+      if (state.selected) refreshDetails();
+      document.body.dataset.updated = String(Date.now());
+    } catch (err) {
+      setState("disconnected");
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    document.getElementById("window").addEventListener("change", (e) => {
+      state.window = e.target.value; // used from the next poll on
+    });
+    document.getElementById("colour-by").addEventListener("change", (e) => {
+      state.colourBy = e.target.value;
+      drawLegend();
+    });
+    document.getElementById("details-close").addEventListener("click", () => {
+      state.selected = null;
+      document.getElementById("details").hidden = true;
+    });
+    poll();
+  });
+})();

@@ -1,0 +1,26 @@
+# Turns every file in ${BASE} into bytes in a C++ source (${OUT}) defining sparse::web::Assets().
+# Run as `cmake -DBASE=dir -DOUT=file -P embed_assets.cmake`; rewrites OUT only when it changes.
+file(GLOB names RELATIVE ${BASE} ${BASE}/*)
+list(SORT names)
+set(src "// Generated from src/web/assets/ by src/web/embed_assets.cmake. Do not edit.\n")
+string(APPEND src "#include \"web/assets.hpp\"\n\nnamespace sparse::web {\nnamespace {\n\n")
+set(table "")
+set(i 0)
+foreach(name IN LISTS names)
+  file(READ ${BASE}/${name} hex HEX)
+  string(LENGTH "${hex}" hex_length)
+  math(EXPR size "${hex_length} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  # 16 bytes per line keeps the generated file readable by editors and diff tools.
+  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n" bytes "${bytes}")
+  string(APPEND src "// ${name}\nconst unsigned char kData${i}[] = {\n${bytes}0x00};\n\n")
+  string(APPEND table "    {\"${name}\", ContentTypeFor(\"${name}\"),\n"
+                      "     std::string_view(reinterpret_cast<const char*>(kData${i}), ${size})},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND src "}  // namespace\n\nstd::span<const Asset> Assets() {\n")
+string(APPEND src "  static const Asset kAssets[] = {\n${table}  };\n  return kAssets;\n}\n\n")
+string(APPEND src "}  // namespace sparse::web\n")
+file(WRITE ${OUT}.tmp "${src}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUT}.tmp)

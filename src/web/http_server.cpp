@@ -1,0 +1,271 @@
+#include "web/http_server.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+namespace sparse::web {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr auto kIdleTimeout = std::chrono::seconds(30);
+constexpr std::size_t kMaxConnections = 64;
+constexpr std::size_t kMaxHeaderBytes = 8 * 1024;
+constexpr std::size_t kMaxBodyBytes = 16 * 1024;
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The host part of a Host header ("name", "name:port", "[v6]:port").
+std::string_view HostName(std::string_view host) {
+  if (!host.empty() && host.front() == '[') {
+    const auto close = host.find(']');
+    return close == std::string_view::npos ? host : host.substr(0, close + 1);
+  }
+  const auto colon = host.rfind(':');
+  return colon == std::string_view::npos ? host : host.substr(0, colon);
+}
+
+bool IsLoopbackName(std::string_view name) {
+  if (name == "localhost" || name == "[::1]") return true;
+  boost::system::error_code ec;
+  const auto a = asio::ip::make_address(std::string(name), ec);
+  return !ec && a.is_loopback();
+}
+
+}  // namespace
+
+std::string PercentDecode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%' && i + 2 < text.size()) {
+      const int hi = HexValue(text[i + 1]), lo = HexValue(text[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out += static_cast<char>(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    out += (plus_is_space && c == '+') ? ' ' : c;
+  }
+  return out;
+}
+
+HttpRequest ParseTarget(std::string_view target) {
+  HttpRequest r;
+  const auto q = target.find('?');
+  const std::string_view raw_path = target.substr(0, q);
+  r.path = PercentDecode(raw_path, false);
+  for (std::size_t start = 0; start <= raw_path.size();) {
+    const auto slash = std::min(raw_path.find('/', start), raw_path.size());
+    if (slash > start)
+      r.segments.push_back(PercentDecode(raw_path.substr(start, slash - start), false));
+    start = slash + 1;
+  }
+  if (q == std::string_view::npos) return r;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view{} : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    const std::string key = PercentDecode(pair.substr(0, eq), true);
+    const std::string value =
+        eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
+    r.query.emplace(key, value);
+  }
+  return r;
+}
+
+namespace detail {
+class HttpSession;
+}  // namespace detail
+
+struct HttpServer::Shared {
+  Handler handler;
+  bool loopback = true;
+  bool stopped = false;
+  std::set<detail::HttpSession*> sessions;
+};
+
+namespace detail {
+
+// One connection: read a request, answer it, and go on while the client keeps it alive.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  using Shared = HttpServer::Shared;
+  HttpSession(tcp::socket socket, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), shared_(std::move(shared)) {
+    shared_->sessions.insert(this);
+  }
+  ~HttpSession() { shared_->sessions.erase(this); }
+
+  void Start() { Read(); }
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+ private:
+  void Read() {
+    parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
+    parser_->body_limit(kMaxBodyBytes);
+    stream_.expires_after(kIdleTimeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnRead(ec); });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) {
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+      return;
+    }
+    if (ec || shared_->stopped) return;  // timeout, reset, oversized request: drop it
+    Respond(parser_->release());
+  }
+
+  void Respond(const http::request<http::string_body>& req) {
+    HttpResponse out = Answer(req);
+    auto res = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(out.status), req.version());
+    res->set(http::field::server, "sparse");
+    res->set(http::field::content_type, out.content_type);
+    res->set("X-Content-Type-Options", "nosniff");
+    for (const auto& [k, v] : out.headers) res->set(k, v);
+    res->keep_alive(req.keep_alive());
+    if (req.method() == http::verb::head) {
+      res->content_length(out.body.size());
+    } else {
+      res->body() = std::move(out.body);
+      res->prepare_payload();
+    }
+    stream_.expires_after(kIdleTimeout);
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+                        if (ec || self->shared_->stopped) return;
+                        if (!res->keep_alive()) {
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+                          return;
+                        }
+                        self->Read();
+                      });
+  }
+
+  HttpResponse Answer(const http::request<http::string_body>& req) {
+    HttpResponse bad;
+    bad.content_type = "text/plain; charset=utf-8";
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      bad.status = 405;
+      bad.body = "only GET and HEAD\n";
+      bad.headers["Allow"] = "GET, HEAD";
+      return bad;
+    }
+    if (shared_->loopback) {
+      const auto host = req.find(http::field::host);
+      if (host != req.end() &&
+          !IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())))) {
+        bad.status = 403;
+        bad.body = "this server only answers requests for a loopback host name\n";
+        return bad;
+      }
+    }
+    try {
+      return shared_->handler(
+          ParseTarget(std::string_view(req.target().data(), req.target().size())));
+    } catch (const std::exception& e) {
+      bad.status = 500;
+      bad.body = std::string("internal error: ") + e.what() + "\n";
+      return bad;
+    }
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace detail
+
+HttpServer::HttpServer(asio::io_context& io, const std::string& address, std::uint16_t port,
+                       Handler handler)
+    : address_(address), acceptor_(io), shared_(std::make_shared<Shared>()) {
+  shared_->handler = std::move(handler);
+  boost::system::error_code ec;
+  const auto addr = asio::ip::make_address(address, ec);
+  if (ec) throw std::runtime_error("web view: `" + address + "` is not an IP address");
+  shared_->loopback = addr.is_loopback();
+  const tcp::endpoint endpoint(addr, port);
+  const std::string where = address + ":" + std::to_string(port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("web view: cannot listen on " + where + ": " + ec.message());
+  port_ = acceptor_.local_endpoint().port();
+}
+
+HttpServer::~HttpServer() {
+  Stop();
+}
+
+std::string HttpServer::Url() const {
+  const bool v6 = address_.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + address_ + "]" : address_) + ":" + std::to_string(port_) + "/";
+}
+
+void HttpServer::Start() {
+  Accept();
+}
+
+void HttpServer::Accept() {
+  acceptor_.async_accept([this, shared = shared_](boost::system::error_code ec, tcp::socket s) {
+    if (shared->stopped) return;  // `this` may be gone
+    if (ec) {
+      // Out of file descriptors and the like: try again a little later, without spinning.
+      auto timer = std::make_shared<asio::steady_timer>(acceptor_.get_executor(),
+                                                        std::chrono::milliseconds(100));
+      timer->async_wait([this, shared, timer](boost::system::error_code) {
+        if (!shared->stopped) Accept();
+      });
+      return;
+    }
+    if (shared->sessions.size() >= kMaxConnections) {
+      s.close(ec);
+    } else {
+      std::make_shared<detail::HttpSession>(std::move(s), shared)->Start();
+    }
+    Accept();
+  });
+}
+
+void HttpServer::Stop() {
+  if (shared_->stopped) return;
+  shared_->stopped = true;
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  const auto sessions = shared_->sessions;  // closing does not remove them; their handlers do
+  for (detail::HttpSession* s : sessions) s->Close();
+}
+
+}  // namespace sparse::web

@@ -1,0 +1,123 @@
+// A `sparse run` of a small endless topology in the background of a sandbox, found (as
+// `sparse stats` finds it) through its .sparse/run.json, with JSON from its web view.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "harness.hpp"
+#include "process_util.hpp"
+#include "web/http_client.hpp"
+
+namespace sparse::testing {
+
+inline std::string Py(const std::string& cls) {
+  return "[python3, -m, sparse_multilang.run, web_components:" + cls + "]";
+}
+
+// sentences -> split (x2, shuffle) -> count (x2, fields on word); sentences -> audit (all).
+inline std::string WebTopology() {
+  return "name: webview\n"
+         "spouts:\n"
+         "  - {id: sentences, command: " +
+         Py("EndlessSentences") +
+         ", outputs: [sentence]}\n"
+         "bolts:\n"
+         "  - {id: split, command: " +
+         Py("Split") +
+         ", parallelism: 2, outputs: [word],\n"
+         "     inputs: [{from: sentences, grouping: shuffle}]}\n"
+         "  - {id: count, command: " +
+         Py("Count") +
+         ", parallelism: 2, outputs: [word, count],\n"
+         "     inputs: [{from: split, grouping: fields, fields: [word]}]}\n"
+         "  - {id: audit, command: " +
+         Py("Audit") +
+         ",\n"
+         "     inputs: [{from: sentences, grouping: all}]}\n";
+}
+
+inline const std::vector<std::string> kComponents = {"audit", "count", "sentences", "split"};
+
+class LiveRun {
+ public:
+  // Starts `sparse run topo.yaml ARGS` and waits until its web view reports it running.
+  LiveRun(const Sandbox& sb, std::vector<std::string> extra = {}) : sb_(sb) {
+    sb.Write("topo.yaml", WebTopology());
+    std::vector<std::string> argv = {SparseBinary(), "run", "topo.yaml", "-t", "90"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    child_ = Spawn(argv, sb.dir(), "run");
+    const auto state_file = sb.dir() / ".sparse" / "run.json";
+    const bool found = WaitUntil([&] {
+      if (!std::filesystem::exists(state_file)) return false;
+      state_ = nlohmann::json::parse(Slurp(state_file), nullptr, false);
+      return !state_.is_discarded();
+    });
+    if (!found) {
+      ADD_FAILURE() << "no " << state_file << "; stderr:\n" << Slurp(child_.err);
+      return;
+    }
+    url_ = state_.value("url", "");
+    const bool running = WaitUntil([&] {
+      auto s = TryGet("api/v1/topology/summary");
+      return s && (*s)["topologies"][0]["state"] == "running";
+    });
+    if (!running) ADD_FAILURE() << "never running; stderr:\n" << Slurp(child_.err);
+  }
+  ~LiveRun() {
+    if (child_.pid > 0 && !stopped_) {
+      ::kill(child_.pid, SIGKILL);
+      WaitExit(child_.pid, std::chrono::seconds(10));
+    }
+  }
+
+  const nlohmann::json& state() const { return state_; }
+  const std::string& url() const { return url_; }
+  pid_t pid() const { return child_.pid; }
+  bool ok() const { return !url_.empty(); }
+
+  std::optional<nlohmann::json> TryGet(const std::string& path) const {
+    try {
+      auto r = web::HttpGet(url_ + path);
+      if (r.status != 200) return std::nullopt;
+      return nlohmann::json::parse(r.body);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  nlohmann::json Get(const std::string& path) const {
+    const auto r = web::HttpGet(url_ + path);
+    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
+    return nlohmann::json::parse(r.body);
+  }
+
+  // Ctrl-C: drain and stop. Returns the exit code; stdout/stderr afterwards.
+  int Stop() {
+    stopped_ = true;
+    ::kill(child_.pid, SIGINT);
+    return WaitExit(child_.pid, std::chrono::seconds(60));
+  }
+  std::string out() const { return Slurp(child_.out); }
+  std::string err() const { return Slurp(child_.err); }
+
+ private:
+  const Sandbox& sb_;
+  Child child_;
+  nlohmann::json state_;
+  std::string url_;
+  bool stopped_ = false;
+};
+
+// The component of that id in a topology document's spouts or bolts.
+inline nlohmann::json Component(const nlohmann::json& topology, const std::string& id) {
+  for (const char* list : {"spouts", "bolts"}) {
+    for (const auto& c : topology[list]) {
+      if (c["id"] == id) return c;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace sparse::testing
