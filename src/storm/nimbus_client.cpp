@@ -118,8 +118,9 @@ std::string Describe(NimbusErrorKind kind, const NimbusAddress& a, const std::st
     case NimbusErrorKind::kTimeout:
       return at + " did not answer " + call + " in time (" + detail + ")";
     case NimbusErrorKind::kSasl:
-      return at + " requires SASL authentication (Kerberos or Digest), which sparse does not " +
-             "support yet; use Storm's own client for secured clusters (" + detail + ")";
+      return at + " " + detail +
+             "; sparse does not support SASL-secured (Kerberos or Digest) clusters yet: use " +
+             "Storm's own client for those";
     case NimbusErrorKind::kNotLeader:
       return at + " is not the leader: " + detail;
     case NimbusErrorKind::kAlreadyAlive:
@@ -247,7 +248,8 @@ struct NimbusClient::Impl {
       recorder->DrainForDiagnosis();
       const std::string text = SaslMessage(recorder->first_bytes()).value_or("");
       return Error(NimbusErrorKind::kSasl, call,
-                   "it answered with a SASL message" + (text.empty() ? "" : ": \"" + text + "\""));
+                   "requires SASL authentication: it answered " + call + " with a SASL message" +
+                       (text.empty() ? "" : ": \"" + text + "\""));
     }
     if (timed_out) {
       return Error(NimbusErrorKind::kTimeout, call,
@@ -255,8 +257,9 @@ struct NimbusClient::Impl {
     }
     if (first && recorder->bytes_read() == 0) {
       return Error(NimbusErrorKind::kSasl, call,
-                   "it closed the connection without answering; either the cluster requires "
-                   "SASL, or this is not Nimbus's Thrift port");
+                   "closed the connection without answering " + call +
+                       ": the cluster probably requires SASL authentication (or this is not "
+                       "Nimbus's Thrift port)");
     }
     if (first) {
       return Error(NimbusErrorKind::kProtocol, call,

@@ -1,0 +1,185 @@
+// Topology -> StormTopology and jsonConf, launchers' names, topology names and Nimbus addresses.
+#include "storm/convert.hpp"
+
+#include <gtest/gtest.h>
+
+#include "expected.hpp"
+#include "process.hpp"
+#include "runtime/builtin.hpp"
+#include "runtime/topology_loader.hpp"
+#include "runtime/validate.hpp"
+#include "storm/launcher.hpp"
+#include "storm/nimbus_client.hpp"
+#include "storm/thrift_json.hpp"
+
+namespace sparse::storm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FixturesDir;
+
+runtime::Topology LoadFull() {
+  auto t = runtime::LoadTopology(fs::path(FixturesDir()) / "full/topologies/full.yaml");
+  runtime::ValidateOrThrow(t);
+  return t;
+}
+
+TEST(Convert, EveryComponentStreamGroupingParallelismAndConfig) {
+  const auto conversion = ToStormTopology(LoadFull(), nlohmann::json::object());
+  EXPECT_EQ(StormTopologyToJson(conversion.topology), testing::ExpectedFullTopology(10));
+  // Storm requires state_spouts; sparse sends it empty.
+  EXPECT_TRUE(conversion.topology.state_spouts.empty());
+  // The raw union members, not only their JSON view.
+  const auto& events = conversion.topology.spouts.at("events");
+  EXPECT_TRUE(events.spout_object.__isset.shell);
+  EXPECT_TRUE(events.common.streams.at("alerts").direct);
+  EXPECT_FALSE(events.common.streams.at("default").direct);
+  gen::GlobalStreamId by_user;
+  by_user.__set_componentId("by_user");
+  by_user.__set_streamId("default");
+  const auto& total = conversion.topology.bolts.at("total").common.inputs.at(by_user);
+  EXPECT_TRUE(total.__isset.fields);
+  EXPECT_TRUE(total.fields.empty());
+  const auto& anywhere = conversion.topology.bolts.at("anywhere").common.inputs.at(by_user);
+  EXPECT_TRUE(anywhere.__isset.local_or_shuffle);
+  EXPECT_FALSE(anywhere.__isset.shuffle);
+}
+
+TEST(Convert, PartialKeyBecomesFieldsWithAWarningNamingTheLine) {
+  const auto conversion = ToStormTopology(LoadFull(), nlohmann::json::object());
+  ASSERT_EQ(conversion.warnings.size(), 1u);
+  const std::string w = conversion.warnings[0].ToString();
+  EXPECT_NE(w.find("full.yaml:"), std::string::npos) << w;
+  EXPECT_NE(w.find("`partial`"), std::string::npos) << w;
+  EXPECT_NE(w.find("partial_key"), std::string::npos) << w;
+}
+
+TEST(Convert, OverridesReplaceKeysInComponentConfigToo) {
+  const auto conversion =
+      ToStormTopology(LoadFull(), {{"topology.max.spout.pending", 7}, {"unrelated", 1}});
+  EXPECT_EQ(StormTopologyToJson(conversion.topology), testing::ExpectedFullTopology(7));
+}
+
+TEST(Convert, JsonConfLayersTopologyEnvironmentOverridesWithIntegers) {
+  const auto conf = MakeJsonConf(LoadFull(),
+                                 {{"topology.workers", 3},
+                                  {"topology.message.timeout.secs", 60},
+                                  {"x.float", 2.0},
+                                  {"x.ratio", 0.5}},
+                                 {{"topology.max.spout.pending", 7}});
+  const nlohmann::json expected = {{"topology.message.timeout.secs", 60},
+                                   {"topology.max.spout.pending", 7},
+                                   {"topology.workers", 3},
+                                   {"sparse.ratio", 1},
+                                   {"x.float", 2},
+                                   {"x.ratio", 0.5}};
+  EXPECT_EQ(conf, expected);
+  // Whole numbers are written without a decimal point, as Nimbus requires.
+  EXPECT_EQ(conf.dump().find("2.0"), std::string::npos);
+  EXPECT_TRUE(conf["topology.workers"].is_number_integer());
+}
+
+TEST(Convert, NormalizeNumbersRecurses) {
+  EXPECT_EQ(NormalizeNumbers({{"a", {1.0, 2.5}}, {"b", {{"c", 3.0}}}}).dump(),
+            R"({"a":[1,2.5],"b":{"c":3}})");
+}
+
+TEST(Convert, BuiltInComponentsAreRefusedByName) {
+  runtime::RegisterStandardBuiltins();
+  const auto t = runtime::LoadTopology(fs::path(FixturesDir()) / "builtin/topology.yaml");
+  const auto problems = CheckSubmittable(t);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].ToString().find("topology.yaml:5"), std::string::npos)
+      << problems[0].ToString();
+  EXPECT_NE(problems[0].message.find("`words`"), std::string::npos);
+  EXPECT_NE(problems[0].message.find("test_word_spout"), std::string::npos);
+  EXPECT_THROW(ToStormTopology(t, nlohmann::json::object()), runtime::TopologyError);
+}
+
+TEST(Convert, TwoSubscriptionsToOneStreamAreRefused) {
+  const auto t = runtime::LoadTopologyFromString(R"(name: twice
+spouts:
+  - {id: s, command: [x], outputs: [a]}
+bolts:
+  - id: b
+    command: [y]
+    inputs:
+      - {from: s, grouping: shuffle}
+      - {from: s, grouping: all}
+)",
+                                                 "/nonexistent/twice.yaml");
+  const auto problems = CheckSubmittable(t);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].where.line, 9);
+  EXPECT_NE(problems[0].message.find("twice"), std::string::npos);
+}
+
+TEST(Convert, TopologyNames) {
+  EXPECT_FALSE(CheckTopologyName("word-count_2"));
+  for (const char* bad : {"a/b", "a.b", "a:b", "a\\b", ""}) {
+    EXPECT_TRUE(CheckTopologyName(bad)) << bad;
+  }
+}
+
+TEST(Convert, TopologyYamlLoadsBackInLauncherForm) {
+  const auto original = LoadFull();
+  const std::string text = TopologyYaml(LauncherForm(original), "header line 1\nline 2");
+  EXPECT_EQ(text.rfind("# header line 1\n# line 2\n", 0), 0u) << text;
+  const auto back = runtime::LoadTopologyFromString(text, "/x/topology.yaml");
+  runtime::ValidateOrThrow(back);
+  EXPECT_EQ(back.name, original.name);
+  EXPECT_EQ(back.config, original.config);
+  ASSERT_EQ(back.components.size(), original.components.size());
+  for (std::size_t i = 0; i < back.components.size(); ++i) {
+    const auto& b = back.components[i];
+    const auto* o = original.Find(b.id);
+    ASSERT_NE(o, nullptr) << b.id;
+    EXPECT_EQ(b.kind, o->kind);
+    EXPECT_EQ(b.command, LauncherArgv(b.id));
+    EXPECT_EQ(b.parallelism, o->parallelism);
+    EXPECT_EQ(b.config, o->config);
+    ASSERT_EQ(b.streams.size(), o->streams.size());
+    for (const auto& s : o->streams) {
+      const auto* bs = b.FindStream(s.id);
+      ASSERT_NE(bs, nullptr);
+      EXPECT_EQ(bs->fields, s.fields);
+      EXPECT_EQ(bs->direct, s.direct);
+    }
+    ASSERT_EQ(b.inputs.size(), o->inputs.size());
+    for (std::size_t k = 0; k < b.inputs.size(); ++k) {
+      EXPECT_EQ(b.inputs[k].component, o->inputs[k].component);
+      EXPECT_EQ(b.inputs[k].stream, o->inputs[k].stream);
+      EXPECT_EQ(b.inputs[k].grouping.type, o->inputs[k].grouping.type);
+      EXPECT_EQ(b.inputs[k].grouping.fields, o->inputs[k].grouping.fields);
+    }
+  }
+}
+
+TEST(Launcher, FileNamesAreSafeAndDistinct) {
+  EXPECT_EQ(LauncherFileName("count-2"), "count-2");
+  EXPECT_EQ(LauncherFileName("by_user"), "by_5fuser");
+  EXPECT_EQ(LauncherFileName("a/b c"), "a_2fb_20c");
+  EXPECT_NE(LauncherFileName("a_b"), LauncherFileName("a_5fb"));
+  EXPECT_EQ(LauncherArgv("by_user"),
+            (std::vector<std::string>{"sh", "_sparse/launch/by_5fuser.sh"}));
+}
+
+TEST(Launcher, ShellQuoting) {
+  EXPECT_EQ(ShellQuote("plain"), "'plain'");
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ShellQuote("$HOME *"), "'$HOME *'");
+}
+
+TEST(NimbusAddress, Parsing) {
+  EXPECT_EQ(ParseNimbusAddress("nimbus"), (NimbusAddress{"nimbus", 6627}));
+  EXPECT_EQ(ParseNimbusAddress("10.0.0.1:7000"), (NimbusAddress{"10.0.0.1", 7000}));
+  EXPECT_EQ(ParseNimbusAddress("[::1]:6628"), (NimbusAddress{"::1", 6628}));
+  EXPECT_EQ(ParseNimbusAddress("[::1]:6628").ToString(), "[::1]:6628");
+  for (const char* bad :
+       {"", ":6627", "host:", "host:0", "host:70000", "host:x", "::1:6627", "[::1"}) {
+    EXPECT_THROW(ParseNimbusAddress(bad), std::invalid_argument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace sparse::storm
