@@ -74,6 +74,15 @@ storm::NimbusAddress ParseSeed(const fs::path& file, const YAML::Node& node) {
   }
 }
 
+// The project around the current folder; a sparse.yaml that does not parse is exit code 2.
+std::optional<Project> CurrentProject() {
+  try {
+    return FindProject(fs::current_path());
+  } catch (const std::runtime_error& e) {
+    throw CommandError(exit_code::kInvalidTopology, e.what());
+  }
+}
+
 }  // namespace
 
 Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name) {
@@ -168,7 +177,7 @@ nlohmann::json ParseOverrides(const std::vector<std::string>& options) {
 
 StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg) {
   StormTopologySource source;
-  source.project = FindProject(fs::current_path());
+  source.project = CurrentProject();
   try {
     source.file = ResolveTopology(arg, source.project);
   } catch (const std::runtime_error& e) {
@@ -204,7 +213,7 @@ std::unique_ptr<storm::NimbusClient> ConnectLeader(const std::vector<storm::Nimb
 
 std::optional<Environment> NimbusTarget::FindEnvironment() const {
   if (env.empty()) return std::nullopt;
-  return LoadEnvironment(FindProject(fs::current_path()), env);
+  return LoadEnvironment(CurrentProject(), env);
 }
 
 std::vector<storm::NimbusAddress> NimbusTarget::Seeds() const {

@@ -281,6 +281,15 @@ TEST(Submit, MalformedEnvironmentNamesFileAndLine) {
   EXPECT_TRUE(Contains(r.err, "sparse.yaml:8: `workers`")) << r.err;
 }
 
+TEST(Submit, UnparsableProjectConfigIsAnInvalidConfiguration) {
+  testing::TempDir dir;
+  testing::CopyFixture("full", dir.path() / "full");
+  std::ofstream(dir.path() / "full/sparse.yaml", std::ios::app) << "environments: [\n";
+  const auto r = RunSparse({"submit", "--dry-run"}, dir.path() / "full");
+  EXPECT_EQ(r.exit_code, 2) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "sparse.yaml:")) << r.err;
+}
+
 TEST(Submit, InvalidNameIsRefusedLocally) {
   Project p(1);
   const auto r = p.Sparse({"submit", "-n", "a.b", "--dry-run"});
