@@ -218,7 +218,8 @@ Examples:
     AddNimbusOptions(cmd, args->target, "--env");
     cmd->add_option("--workers", args->workers, "New number of worker processes");
     cmd->add_option("-e,--executors", args->executors,
-                    "COMPONENT=N: new number of executors of a component; repeatable");
+                    "COMPONENT=N: new number of executors of a component; repeatable")
+        ->allow_extra_args(false);
     cmd->add_option("--wait", args->wait,
                     "Seconds Storm deactivates the topology before redistributing it");
     SetAction(cmd, args, action, [](const RebalanceArgs& a) { return Rebalance(a); });

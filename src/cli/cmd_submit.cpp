@@ -219,7 +219,8 @@ Examples:
   cmd->add_option("--nimbus", args->nimbus,
                   "Nimbus HOST:PORT (default: the environment's `nimbus`, else localhost:6627)");
   cmd->add_option("-o,--option", args->options,
-                  "Set a topology config key: key=value (value parsed as YAML); repeatable");
+                  "Set a topology config key: key=value (value parsed as YAML); repeatable")
+      ->allow_extra_args(false);
   cmd->add_flag("--force", args->force,
                 "Kill a running topology of the same name first, and wait until it is gone");
   cmd->add_flag("--inactive", args->inactive, "Submit deactivated (start with `sparse activate`)");

@@ -290,6 +290,15 @@ TEST(Submit, UnparsableProjectConfigIsAnInvalidConfiguration) {
   EXPECT_TRUE(Contains(r.err, "sparse.yaml:")) << r.err;
 }
 
+TEST(Submit, EachOptionTakesOneValueSoTheTopologyMayFollow) {
+  Project p(1);
+  const auto r = p.Sparse({"submit", "-o", "a=1", "full", "-o", "b=x", "--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  const auto conf = nlohmann::json::parse(r.out)["jsonConf"];
+  EXPECT_EQ(conf["a"], 1);
+  EXPECT_EQ(conf["b"], "x");
+}
+
 TEST(Submit, InvalidNameIsRefusedLocally) {
   Project p(1);
   const auto r = p.Sparse({"submit", "-n", "a.b", "--dry-run"});
