@@ -77,41 +77,82 @@
 
   // ---- the graph -----------------------------------------------------------------------------
 
-  const NODE_W = 204, NODE_H = 64, GAP_X = 170, GAP_Y = 40, PAD = 24, TOP = 56;
+  const NODE_W = 204, NODE_H = 64, GAP_X = 170, GAP_Y = 40, PAD = 24, TOP = 64;
+  const SLOT_H = 22; // height reserved in a layer for an edge passing through it
 
-  // Layered left to right: a node's layer is the longest path to it from a source (spouts are
-  // sources); within a layer, nodes are ordered by the mean position of their neighbours.
+  // Edges that close a cycle (found by a depth-first search from the spouts, then from every
+  // node not reached yet); the rest of the graph is acyclic and gets layered.
+  function backEdges(n, edges) {
+    const out = Array.from({ length: n }, () => []);
+    edges.forEach((e, k) => out[e.s].push(k));
+    const mark = new Array(n).fill(0); // 0 new, 1 on the stack, 2 done
+    const back = new Set();
+    const visit = (v) => {
+      mark[v] = 1;
+      for (const k of out[v]) {
+        const w = edges[k].t;
+        if (mark[w] === 1) back.add(k);
+        else if (mark[w] === 0) visit(w);
+      }
+      mark[v] = 2;
+    };
+    for (let v = 0; v < n; v++) if (!edges.some((e) => e.t === v && e.s !== v) && !mark[v]) visit(v);
+    for (let v = 0; v < n; v++) if (!mark[v]) visit(v);
+    return back;
+  }
+
+  // Layered left to right (Sugiyama style): a node's layer is the longest path to it from a
+  // source; an edge spanning several layers gets a slot in each layer it crosses, so it runs
+  // between the nodes instead of through them; within a layer, nodes and slots are ordered by
+  // the mean position of their neighbours.
   function layout(graph) {
     const n = graph.nodes.length;
     const index = new Map(graph.nodes.map((node, i) => [node.id, i]));
     const edges = graph.edges
       .filter((e) => index.has(e.source) && index.has(e.target))
       .map((e) => ({ s: index.get(e.source), t: index.get(e.target), e }));
+    const back = backEdges(n, edges);
+    edges.forEach((edge, k) => (edge.back = back.has(k) || edge.s === edge.t));
+
     const layer = new Array(n).fill(0);
     for (let pass = 0; pass < n; pass++) {
       let changed = false;
-      for (const { s, t } of edges) {
-        if (s !== t && layer[t] < layer[s] + 1 && layer[s] + 1 < n) {
-          layer[t] = layer[s] + 1;
+      for (const edge of edges) {
+        if (!edge.back && layer[edge.t] < layer[edge.s] + 1) {
+          layer[edge.t] = layer[edge.s] + 1;
           changed = true;
         }
       }
       if (!changed) break;
     }
-    const byLayer = [];
-    graph.nodes.forEach((_, i) => (byLayer[layer[i]] = byLayer[layer[i]] || []).push(i));
-    const layers = byLayer.filter(Boolean);
-    layers.forEach((l, li) => l.forEach((i) => (layer[i] = li)));
 
-    const preds = graph.nodes.map(() => []), succs = graph.nodes.map(() => []);
-    for (const { s, t } of edges) {
-      if (s === t) continue;
-      preds[t].push(s);
-      succs[s].push(t);
+    // Items: real nodes (0..n-1), then one slot per layer crossed by a long forward edge.
+    const items = graph.nodes.map((_, i) => ({ layer: layer[i], height: NODE_H, real: true }));
+    const links = []; // item -> item, for ordering
+    for (const edge of edges) {
+      edge.points = []; // the slots it passes through
+      if (edge.back) continue;
+      let from = edge.s;
+      for (let l = layer[edge.s] + 1; l < layer[edge.t]; l++) {
+        const slot = items.length;
+        items.push({ layer: l, height: SLOT_H, real: false });
+        edge.points.push(slot);
+        links.push([from, slot]);
+        from = slot;
+      }
+      links.push([from, edge.t]);
     }
-    const pos = new Array(n).fill(0);
-    const place = () => layers.forEach((l) => l.forEach((i, k) => (pos[i] = k)));
-    place();
+    const depth = Math.max(0, ...items.map((it) => it.layer)) + 1;
+    const layers = Array.from({ length: depth }, () => []);
+    items.forEach((it, i) => layers[it.layer].push(i));
+
+    const preds = items.map(() => []), succs = items.map(() => []);
+    for (const [a, b] of links) {
+      preds[b].push(a);
+      succs[a].push(b);
+    }
+    const pos = new Array(items.length).fill(0);
+    layers.forEach((l) => l.forEach((i, k) => (pos[i] = k)));
     const reorder = (l, neighbours) => {
       const key = new Map(l.map((i) => {
         const ns = neighbours[i];
@@ -120,25 +161,26 @@
       l.sort((a, b) => key.get(a) - key.get(b) || a - b);
       l.forEach((i, k) => (pos[i] = k));
     };
-    for (let sweep = 0; sweep < 4; sweep++) {
+    for (let sweep = 0; sweep < 6; sweep++) {
       for (let li = 1; li < layers.length; li++) reorder(layers[li], preds);
       for (let li = layers.length - 2; li >= 0; li--) reorder(layers[li], succs);
     }
 
-    const tallest = Math.max(1, ...layers.map((l) => l.length));
-    const inner = tallest * NODE_H + (tallest - 1) * GAP_Y;
-    const xy = new Array(n);
+    const heightOf = (l) => l.reduce((h, i) => h + items[i].height, 0) + (l.length - 1) * GAP_Y;
+    const inner = Math.max(NODE_H, ...layers.map(heightOf));
+    const xy = new Array(items.length);
     layers.forEach((l, li) => {
-      const h = l.length * NODE_H + (l.length - 1) * GAP_Y;
-      l.forEach((i, k) => {
-        xy[i] = { x: PAD + li * (NODE_W + GAP_X), y: TOP + (inner - h) / 2 + k * (NODE_H + GAP_Y) };
-      });
+      let y = TOP + (inner - heightOf(l)) / 2;
+      for (const i of l) {
+        xy[i] = { x: PAD + li * (NODE_W + GAP_X), y, h: items[i].height };
+        y += items[i].height + GAP_Y;
+      }
     });
     return {
       xy,
       layer,
       edges,
-      width: PAD * 2 + layers.length * NODE_W + (layers.length - 1) * GAP_X,
+      width: PAD * 2 + depth * NODE_W + (depth - 1) * GAP_X,
       height: TOP + inner + PAD,
     };
   }
@@ -150,13 +192,93 @@
     return [first, second];
   }
 
+  // The path of a forward edge: out of the source's right side, straight through the slots it
+  // crosses, into the target's left side; the label sits in the middle of its first hop.
+  function forwardPath(L, edge, spread) {
+    const a = L.xy[edge.s], b = L.xy[edge.t];
+    const stops = [{ x: a.x + NODE_W, y: a.y + NODE_H / 2 + spread }];
+    for (const slot of edge.points) {
+      const p = L.xy[slot];
+      stops.push({ x: p.x, y: p.y + p.h / 2 }, { x: p.x + NODE_W, y: p.y + p.h / 2 });
+    }
+    stops.push({ x: b.x, y: b.y + NODE_H / 2 + spread });
+    let d = "M" + stops[0].x + "," + stops[0].y;
+    for (let k = 1; k < stops.length; k++) {
+      const p = stops[k - 1], q = stops[k];
+      if (k % 2 === 0) {
+        d += " L" + q.x + "," + q.y; // across a slot
+      } else {
+        const mx = (p.x + q.x) / 2;
+        d += " C" + mx + "," + p.y + " " + mx + "," + q.y + " " + q.x + "," + q.y;
+      }
+    }
+    return { d, lx: (stops[0].x + stops[1].x) / 2, ly: (stops[0].y + stops[1].y) / 2 };
+  }
+
+  // A backward edge (closing a cycle) or a self-loop: an arc over the top of every node between.
+  function backPath(L, edge, k) {
+    const a = L.xy[edge.s], b = L.xy[edge.t];
+    if (edge.s === edge.t) {
+      const x = a.x + NODE_W / 2, lift = 34 + 14 * k;
+      return {
+        d: "M" + (x - 30) + "," + a.y + " C" + (x - 40) + "," + (a.y - lift) + " " + (x + 40) +
+          "," + (a.y - lift) + " " + (x + 30) + "," + a.y,
+        lx: x, ly: a.y - lift + 2,
+      };
+    }
+    const lo = Math.min(L.layer[edge.s], L.layer[edge.t]);
+    const hi = Math.max(L.layer[edge.s], L.layer[edge.t]);
+    let top = Math.min(a.y, b.y);
+    L.edges.forEach((other) => {
+      for (const v of [other.s, other.t]) {
+        if (L.layer[v] >= lo && L.layer[v] <= hi) top = Math.min(top, L.xy[v].y);
+      }
+    });
+    top -= 36 + 12 * k;
+    const x1 = a.x + NODE_W / 2 + 12 * k, x2 = b.x + NODE_W / 2 + 12 * k;
+    return {
+      d: "M" + x1 + "," + a.y + " C" + x1 + "," + top + " " + x2 + "," + top + " " + x2 + "," + b.y,
+      lx: (x1 + x2) / 2, ly: top + 8,
+    };
+  }
+
   function drawGraph(graph) {
     const box = document.getElementById("graph");
     clear(box);
     state.nodes.clear();
     const L = layout(graph);
+    // Arcs of backward edges rise above the layout: make room for them.
+    let rise = 0;
+    const paths = new Map();
+    const groups = new Map();
+    for (const edge of L.edges) {
+      const key = edge.s + ">" + edge.t;
+      groups.set(key, (groups.get(key) || []).concat([edge]));
+    }
+    for (const list of groups.values()) {
+      list.forEach((edge, k) => {
+        const p = edge.back ? backPath(L, edge, k)
+          : forwardPath(L, edge, (k - (list.length - 1) / 2) * 16);
+        paths.set(edge, p);
+      });
+    }
+    // Labels in the same gap between two layers are pushed apart vertically so none overlaps.
+    const columns = new Map();
+    for (const p of paths.values()) {
+      const key = Math.round(p.lx / 10);
+      columns.set(key, (columns.get(key) || []).concat([p]));
+    }
+    for (const column of columns.values()) {
+      column.sort((a, b) => a.ly - b.ly);
+      for (let k = 1; k < column.length; k++) {
+        column[k].ly = Math.max(column[k].ly, column[k - 1].ly + 30);
+      }
+    }
+    for (const p of paths.values()) rise = Math.max(rise, -(p.ly - 24));
+    const lowest = Math.max(0, ...[...paths.values()].map((p) => p.ly + 16));
+    const height = Math.max(L.height, lowest) + rise;
     const root = svg("svg", {
-      width: L.width, height: L.height, viewBox: "0 0 " + L.width + " " + L.height,
+      width: L.width, height, viewBox: "0 " + -rise + " " + L.width + " " + height,
       role: "img", "aria-label": "topology graph",
     });
     const defs = svg("defs");
@@ -168,54 +290,23 @@
     defs.append(marker);
     root.append(defs);
 
-    // Parallel edges between the same two components are spread apart.
-    const groups = new Map();
-    for (const edge of L.edges) {
-      const k = edge.s + ">" + edge.t;
-      groups.set(k, (groups.get(k) || []).concat([edge]));
-    }
     const edgeLayer = svg("g", { class: "edges" });
     const labelLayer = svg("g", { class: "labels" });
-    for (const list of groups.values()) {
-      list.forEach((edge, k) => {
-        const a = L.xy[edge.s], b = L.xy[edge.t];
-        const spread = (k - (list.length - 1) / 2) * 16;
-        let d, lx, ly;
-        if (edge.s === edge.t) {
-          const x = a.x + NODE_W / 2, lift = 34 + 14 * k;
-          d = "M" + (x - 30) + "," + a.y + " C" + (x - 40) + "," + (a.y - lift) + " " +
-            (x + 40) + "," + (a.y - lift) + " " + (x + 30) + "," + a.y;
-          lx = x;
-          ly = a.y - lift + 2;
-        } else if (L.layer[edge.t] > L.layer[edge.s]) {
-          const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2 + spread;
-          const x2 = b.x, y2 = b.y + NODE_H / 2 + spread;
-          const mx = (x1 + x2) / 2;
-          d = "M" + x1 + "," + y1 + " C" + mx + "," + y1 + " " + mx + "," + y2 + " " + x2 + "," + y2;
-          lx = mx;
-          ly = (y1 + y2) / 2;
-        } else {
-          // Backwards or within a layer: arc over the top.
-          const x1 = a.x + NODE_W / 2 + spread, x2 = b.x + NODE_W / 2 + spread;
-          const top = Math.min(a.y, b.y) - 40 - 10 * k;
-          d = "M" + x1 + "," + a.y + " C" + x1 + "," + top + " " + x2 + "," + top + " " + x2 + "," + b.y;
-          lx = (x1 + x2) / 2;
-          ly = top + 8;
-        }
-        const cls = "edge" + (edge.e.grouping === "all" ? " all" : "") +
-          (edge.e.grouping === "direct" ? " direct" : "");
-        const g = svg("g", {
-          class: cls, "data-source": edge.e.source, "data-target": edge.e.target,
-          "data-stream": edge.e.stream,
-        });
-        g.append(svg("path", { d, "marker-end": "url(#arrow)" }));
-        edgeLayer.append(g);
-        const [first, second] = edgeLabel(edge.e);
-        const label = svg("g", { class: "edge" });
-        label.append(svg("text", { x: lx, y: ly - 4, "text-anchor": "middle" }, first));
-        label.append(svg("text", { x: lx, y: ly + 10, "text-anchor": "middle" }, second));
-        labelLayer.append(label);
+    for (const edge of L.edges) {
+      const { d, lx, ly } = paths.get(edge);
+      const cls = "edge" + (edge.e.grouping === "all" ? " all" : "") +
+        (edge.e.grouping === "direct" ? " direct" : "");
+      const g = svg("g", {
+        class: cls, "data-source": edge.e.source, "data-target": edge.e.target,
+        "data-stream": edge.e.stream,
       });
+      g.append(svg("path", { d, "marker-end": "url(#arrow)" }));
+      edgeLayer.append(g);
+      const [first, second] = edgeLabel(edge.e);
+      const label = svg("g", { class: "edge" });
+      label.append(svg("text", { x: lx, y: ly - 4, "text-anchor": "middle" }, first));
+      label.append(svg("text", { x: lx, y: ly + 10, "text-anchor": "middle" }, second));
+      labelLayer.append(label);
     }
     root.append(edgeLayer);
 
