@@ -256,10 +256,4 @@ void ShellBoltTask::OnBroken() {
   stats_.pending = 0;
 }
 
-void ShellBoltTask::Abort() {
-  failed_ = true;
-  Kill();
-  OnBroken();
-}
-
 }  // namespace sparse::runtime

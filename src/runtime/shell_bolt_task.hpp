@@ -22,7 +22,6 @@ class ShellBoltTask final : public ShellTask {
 
   void Deliver(InputTuple&& tuple) override;
   void Housekeeping(Clock::time_point now) override;
-  void Abort() override;
   std::size_t QueueDepth() const override { return queue_.size() + inflight_.size(); }
   double BusyMs(Clock::time_point now) const override {
     return busy_ms_ +

@@ -195,10 +195,4 @@ void ShellSpoutTask::OnBroken() {
   stats_.pending = 0;
 }
 
-void ShellSpoutTask::Abort() {
-  failed_ = true;
-  Kill();
-  OnBroken();
-}
-
 }  // namespace sparse::runtime

@@ -23,7 +23,6 @@ class ShellSpoutTask final : public ShellTask {
   void TreeDone(std::string message_id, TreeOutcome outcome) override;
   void Wake() override { Pump(); }
   void Housekeeping(Clock::time_point now) override;
-  void Abort() override;
 
  private:
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;

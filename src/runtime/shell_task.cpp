@@ -85,6 +85,12 @@ void ShellTask::Kill() {
   if (proc_) proc_->Signal(SIGKILL);
 }
 
+void ShellTask::Abort() {
+  failed_ = true;
+  Kill();
+  OnBroken();
+}
+
 FailureReport ShellTask::NewReport(std::string reason, std::string_view offending) const {
   FailureReport r;
   r.task = id_;

@@ -19,6 +19,7 @@ class ShellTask : public Task {
   void Start() override;
   void Terminate() override;
   void Kill() override;
+  void Abort() override;
   bool Alive() const override { return proc_ && proc_->running(); }
   bool Ready() const override { return handshaken_ && !failed_; }
   pid_t pid() const override { return proc_ ? proc_->pid() : -1; }
