@@ -168,6 +168,29 @@ TEST(WebView, NoUiAndABusyPort) {
   EXPECT_EQ(run.Stop(), 0);
 }
 
+TEST(Stats, IgnoresTheStateFileOfARunThatDied) {
+  Sandbox sb;
+  // A run killed with -9 leaves its file behind; its pid belongs to no process any more.
+  const Child gone = Spawn({"/bin/true"}, sb.dir(), "true");
+  ASSERT_EQ(WaitExit(gone.pid, std::chrono::seconds(10)), 0);
+  fs::create_directories(sb.dir() / ".sparse");
+  sb.Write(".sparse/run.json", json{{"pid", gone.pid},
+                                    {"topology", "old"},
+                                    {"id", "old"},
+                                    {"url", "http://127.0.0.1:1/"},
+                                    {"port", 1},
+                                    {"bind", "127.0.0.1"},
+                                    {"log_dir", ""},
+                                    {"file", ""},
+                                    {"started_ms", 0}}
+                                   .dump());
+  fs::create_directories(sb.dir() / "deeper");
+  const auto r = RunToEnd({SparseBinary(), "stats"}, sb.dir() / "deeper", "stats");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("no running topology found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is left from a run that has ended"), std::string::npos) << r.err;
+}
+
 TEST(Visualize, DotSvgPngAndAClearErrorWithoutGraphviz) {
   Sandbox sb;
   sb.Write("topo.yaml", WebTopology());
