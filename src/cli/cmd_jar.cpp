@@ -14,10 +14,12 @@ namespace {
 struct JarArgs {
   std::optional<std::string> topology;
   std::string output;
+  bool no_build = false;
 };
 
 int Jar(const JarArgs& args) {
   const StormTopologySource source = LoadTopologyForStorm(args.topology);
+  BuildComponentsForJar(source, args.no_build);
   const fs::path out = args.output.empty() ? DefaultJarPath(source) : fs::absolute(args.output);
   const storm::JarContents contents =
       storm::WriteJar(source.topology, {PythonAdapterDir(), out}, out);
@@ -46,6 +48,8 @@ Examples:
   sparse run --jar _build/wordcount.jar    run the jar locally as a Storm worker would)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
   cmd->add_option("-o,--output", args->output, "Where to write the jar (default: _build/NAME.jar)");
+  cmd->add_flag("--no-build", args->no_build,
+                "Do not build the project's C++ components (CMakeLists.txt) first");
   cmd->callback(
       [args, &action] { action = [args] { return RunStormCommand([&] { return Jar(*args); }); }; });
 }

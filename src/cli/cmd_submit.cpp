@@ -32,6 +32,7 @@ struct SubmitArgs {
   bool inactive = false;
   int wait = -1;
   bool dry_run = false;
+  bool no_build = false;
   double timeout = 120;
 };
 
@@ -151,6 +152,7 @@ int Submit(const SubmitArgs& a) {
       source.topology, env ? env->TopologyOptions() : nlohmann::json::object(), overrides);
   const auto seeds = NimbusSeeds(a.nimbus, env);
 
+  BuildComponentsForJar(source, a.no_build);
   const fs::path jar_path = DefaultJarPath(source);
   const storm::JarContents contents =
       storm::WriteJar(source.topology, {PythonAdapterDir(), jar_path}, jar_path);
@@ -228,6 +230,8 @@ Examples:
                   "With --force: seconds Storm lets the old topology drain before removing it");
   cmd->add_flag("--dry-run", args->dry_run,
                 "Write the jar and print the topology and config as JSON; send nothing");
+  cmd->add_flag("--no-build", args->no_build,
+                "Do not build the project's C++ components (CMakeLists.txt) first");
   cmd->add_option("--timeout", args->timeout,
                   "Seconds to wait for each Nimbus reply (default 120)");
   cmd->callback([args, &action] {

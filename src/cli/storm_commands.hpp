@@ -78,6 +78,10 @@ struct StormTopologySource {
 // components) -> TopologyError.
 StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg);
 
+// Builds the project's compiled (C++) components into its resources folder first, as
+// `sparse run` does, unless `skip`: the jar must carry the binaries. CommandError on failure.
+void BuildComponentsForJar(const StormTopologySource& source, bool skip);
+
 // The jar's default path: <project or current folder>/_build/<topology name>.jar.
 std::filesystem::path DefaultJarPath(const StormTopologySource& source);
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/component_build.hpp"
 #include "cli/console.hpp"
 #include "cli/storm_commands.hpp"
 #include "runtime/config.hpp"
@@ -189,6 +190,16 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg) 
     throw runtime::TopologyError(std::move(problems));
   }
   return source;
+}
+
+void BuildComponentsForJar(const StormTopologySource& source, bool skip) {
+  if (skip) return;
+  const auto owner = FindProject(source.file.parent_path());
+  if (owner && HasComponentBuild(*owner) && !BuildProjectComponents(*owner)) {
+    throw CommandError(exit_code::kError,
+                       "the C++ components could not be built, so there is no jar (use "
+                       "--no-build to package what is already in the resources folder)");
+  }
 }
 
 fs::path DefaultJarPath(const StormTopologySource& source) {

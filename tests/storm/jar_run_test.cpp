@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "storm/zip.hpp"
 
 namespace sparse::storm {
 namespace {
@@ -105,6 +106,32 @@ TEST(JarRun, TheQuickstartJarRunsItsComponents) {
   ASSERT_EQ(run.exit_code, 0) << Show(run);
   EXPECT_EQ(Component(dir.path() / "stats.json", "words")["tasks"], 1);
   EXPECT_EQ(Component(dir.path() / "stats.json", "count")["tasks"], 2);
+}
+
+TEST(JarRun, TheCppQuickstartJarCarriesItsBuiltBinaries) {
+  testing::TempDir dir;
+  ASSERT_EQ(RunSparse({"quickstart", "cq", "--lang", "cpp"}, dir.path()).exit_code, 0);
+  const fs::path project = dir.path() / "cq";
+  // `sparse jar` builds the components into src/bin/ first (CMakeLists.txt), like `sparse run`.
+  const RunResult jar = RunSparse({"jar"}, project, std::chrono::seconds(600));
+  ASSERT_EQ(jar.exit_code, 0) << Show(jar);
+  ASSERT_EQ(
+      RunSparse({"run", "--jar", "_build/wordcount.jar", "-t", "3", "--stats-json",
+                 (dir.path() / "stats.json").string(), "--log-dir", (dir.path() / "logs").string()},
+                project, std::chrono::seconds(120))
+          .exit_code,
+      0);
+  // Both binaries were started from the jar, through launchers that restored their execute bit.
+  EXPECT_EQ(Component(dir.path() / "stats.json", "words")["tasks"], 1);
+  EXPECT_EQ(Component(dir.path() / "stats.json", "count")["tasks"], 2);
+  int binaries = 0;
+  for (const auto& e : ReadZip(project / "_build/wordcount.jar")) {
+    if (e.name == "resources/bin/word_spout" || e.name == "resources/bin/word_count") {
+      EXPECT_TRUE(e.executable) << e.name;
+      ++binaries;
+    }
+  }
+  EXPECT_EQ(binaries, 2);
 }
 
 TEST(JarRun, RefusesATopologyAndAJarTogether) {
