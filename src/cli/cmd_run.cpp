@@ -127,9 +127,10 @@ int RunTopology(const RunArgs& args) {
             << " tasks; logs in " << options.log_dir.string() << ")\n";
   RunObservability observability(console, options.log_dir);
   runtime::LocalCluster cluster(plan, std::move(options), observability.observer());
-  auto live = observability.Start(
-      cluster, topology, plan, args.ui,
-      project ? project->root : jar ? fs::current_path() : fs::absolute(file).parent_path());
+  auto live = observability.Start(cluster, topology, plan, args.ui,
+                                  project ? project->root
+                                  : jar   ? fs::current_path()
+                                          : fs::absolute(file).parent_path());
   const runtime::RunStatus status = cluster.Run();
   live.reset();
 
