@@ -503,6 +503,11 @@ std::unique_ptr<NimbusClient> ConnectToLeader(const std::vector<NimbusAddress>& 
       leader = client->GetLeader();
     } catch (const NimbusError& e) {
       if (e.kind() != NimbusErrorKind::kServerError) throw;
+      if (e.detail().rfind("unknown call", 0) == 0) {
+        // Storm before 1.0 has no getLeader, and a single Nimbus: the seed is the one.
+        if (note) note("Nimbus at " + seed.ToString() + " predates getLeader; using it");
+        return client;
+      }
       throw NimbusError(NimbusErrorKind::kNotLeader, seed, "getLeader",
                         "it cannot name a leader (" + e.detail() +
                             "); is a Nimbus leader elected? (see the Nimbus log)");

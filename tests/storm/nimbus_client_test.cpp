@@ -320,6 +320,39 @@ TEST(NimbusClient, NoReplyIsATimeout) {
   EXPECT_EQ(KindOf([&] { client->GetClusterInfo(); }), NimbusErrorKind::kProtocol);
 }
 
+// A reply to `method` that says the server does not know it (TApplicationException
+// UNKNOWN_METHOD), as a Storm 0.x Nimbus answers getLeader.
+std::string UnknownMethodReply(const std::string& method, std::int32_t seqid) {
+  auto buffer = std::make_shared<th::transport::TMemoryBuffer>();
+  th::protocol::TBinaryProtocol p(buffer);
+  p.writeMessageBegin(method, th::protocol::T_EXCEPTION, seqid);
+  th::TApplicationException(th::TApplicationException::UNKNOWN_METHOD,
+                            "Invalid method name: '" + method + "'")
+      .write(&p);
+  p.writeMessageEnd();
+  return buffer->getBufferAsString();
+}
+
+TEST(ConnectToLeader, ANimbusWithoutGetLeaderIsUsedAsIs) {
+  RawServer old([](const std::string& method, std::int32_t seqid) {
+    return UnknownMethodReply(method, seqid);
+  });
+  std::vector<std::string> notes;
+  auto client = ConnectToLeader({{"127.0.0.1", old.port()}}, Quick(),
+                                [&](const std::string& n) { notes.push_back(n); });
+  EXPECT_EQ(client->address().port, old.port());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("predates getLeader"), std::string::npos);
+  // The same reply to another call is a server error naming it.
+  try {
+    client->GetClusterInfo();
+    FAIL() << "expected a NimbusError";
+  } catch (const NimbusError& e) {
+    EXPECT_EQ(e.kind(), NimbusErrorKind::kServerError);
+    EXPECT_NE(std::string(e.what()).find("getClusterInfo"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConnectToLeader, RedirectsToTheLeader) {
   FakeNimbus leader;
   FakeNimbus follower;
