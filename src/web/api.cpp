@@ -69,6 +69,26 @@ json TopologyStatsJson(const WindowStats& w, const Window& window) {
           {"backpressureMs", backpressure_ms}};
 }
 
+constexpr double kThroughputSecs = 10;
+
+// Tuples per second over the last few seconds: emitted by every component, trees acked by the
+// spouts, inputs executed by the bolts.
+json ThroughputJson(const WindowStats& w) {
+  double emitted = 0, acked = 0, executed = 0;
+  for (const auto& c : w.stats.components) {
+    emitted += static_cast<double>(c.totals.emitted);
+    (c.spout ? acked : executed) +=
+        static_cast<double>(c.spout ? c.totals.acked : c.totals.executed);
+  }
+  const double secs = w.covered_secs;
+  auto per_sec = [&](double n) { return secs > 0 ? n / secs : 0.0; };
+  return {{"window", Window{kThroughputSecs}.Name()},
+          {"coveredSecs", secs},
+          {"emittedPerSec", per_sec(emitted)},
+          {"ackedPerSec", per_sec(acked)},
+          {"executedPerSec", per_sec(executed)}};
+}
+
 const GraphNode* FindNode(const TopologyGraph& g, const std::string& id) {
   for (const auto& n : g.nodes) {
     if (n.id == id) return &n;
@@ -242,6 +262,7 @@ json TopologyJson(const TopologyInfo& info, const SnapshotHistory& history, cons
   }
   j["spouts"] = std::move(spouts);
   j["bolts"] = std::move(bolts);
+  j["throughput"] = ThroughputJson(h.Stats(Window{kThroughputSecs}));
   j["recentErrors"] = ErrorsJson(errors, now_ms, 20);
   j["configuration"] = info.configuration;
   return j;

@@ -228,6 +228,12 @@ TEST(Api, TopologyWindowsAndLists) {
   EXPECT_EQ(j["recentErrors"][0]["task"], 3);
   EXPECT_EQ(j["recentErrors"][0]["errorLapsedSecs"], 11);
   EXPECT_EQ(j["configuration"]["sparse.queue.high.watermark"], 1000);
+  // Throughput over the last 10 s: every component emits 1 per second here.
+  EXPECT_EQ(j["throughput"]["window"], "10");
+  EXPECT_DOUBLE_EQ(j["throughput"]["coveredSecs"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(j["throughput"]["emittedPerSec"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(j["throughput"]["ackedPerSec"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(j["throughput"]["executedPerSec"].get<double>(), 2);
 
   const json a = TopologyJson(info, h, Window{}, errors, 40'000);
   EXPECT_EQ(a["window"], ":all-time");

@@ -96,13 +96,17 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   EXPECT_GT(*emitted2, *emitted);
   EXPECT_GT(*executed2, *executed);
 
-  // The errors the audit bolt reports reach the page.
+  // The errors the audit bolt reports reach the page...
   ASSERT_TRUE(WaitUntil([&] {
     auto t = run.TryGet("api/v1/topology/webview");
     return t && !(*t)["recentErrors"].empty();
   }));
-  const std::string third = Browse(sb, run.url(), "third");
+  // ... and so does a component's details, linked to by address.
+  const std::string third = Browse(sb, run.url() + "#component=count", "third");
   EXPECT_NE(third.find("looks suspicious"), std::string::npos);
+  EXPECT_NE(third.find("<span id=\"details-name\">count (bolt)</span>"), std::string::npos)
+      << third;
+  EXPECT_NE(third.find("<td class=\"text\">fields(word)</td>"), std::string::npos) << third;
 
   // A screenshot renders (kept when SPARSE_WEB_SCREENSHOT names a file, for people to look at).
   const char* keep = std::getenv("SPARSE_WEB_SCREENSHOT");

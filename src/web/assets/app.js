@@ -15,7 +15,6 @@
     watermark: 1000,
     nodes: new Map(), // component id -> {shape, metric} SVG elements
     rows: { spouts: new Map(), bolts: new Map() },
-    previous: null, // {uptime, emitted} from the last poll, for the throughput
     selected: null,
   };
 
@@ -495,19 +494,15 @@
   function updateOverview(t) {
     const all = t.topologyStats.find((s) => s.window === ":all-time");
     const w = t.topologyStats.find((s) => s.window === t.window) || all;
-    let rate = "\u2013";
-    if (state.previous && t.uptimeSecs > state.previous.uptime) {
-      const r = (all.emitted - state.previous.emitted) / (t.uptimeSecs - state.previous.uptime);
-      rate = fmtInt(Math.max(0, Math.round(r))) + "/s";
-    }
-    state.previous = { uptime: t.uptimeSecs, emitted: all.emitted };
+    const rate = t.throughput.coveredSecs > 0
+      ? fmtInt(Math.round(t.throughput.emittedPerSec)) + "/s" : "\u2013";
     const box = document.getElementById("overview");
     clear(box);
     box.append(
       card("uptime", fmtUptime(t.uptimeSecs)),
       card("tasks ready", t.tasksReady + " / " + t.tasksTotal),
       card("emitted (all components)", fmtInt(w.emitted), false, "emitted"),
-      card("throughput", rate),
+      card("emitted, last " + t.throughput.window + " s", rate, false, "throughput"),
       card("acked (spout trees)", fmtInt(w.acked)),
       card("failed (spout trees)", fmtInt(w.failed), w.failed > 0),
       card("complete latency", fmtMs(w.completeLatency) + " ms"),
@@ -541,10 +536,12 @@
 
   // ---- one component -------------------------------------------------------------------------
 
+  // The selected component is also in the address (#component=ID), so it can be linked to.
   function select(id) {
     state.selected = id;
     document.getElementById("details").hidden = false;
-    refreshDetails();
+    history.replaceState(null, "", "#component=" + encodeURIComponent(id));
+    if (state.id) refreshDetails();
   }
 
   function listTable(headers, rows) {
@@ -647,7 +644,10 @@
     document.getElementById("details-close").addEventListener("click", () => {
       state.selected = null;
       document.getElementById("details").hidden = true;
+      history.replaceState(null, "", "#");
     });
+    const linked = /^#component=(.+)$/.exec(location.hash);
+    if (linked) select(decodeURIComponent(linked[1]));
     poll();
   });
 })();
