@@ -6,7 +6,9 @@
 //   kafka_bench [--records N] [--partitions P] [--value-bytes B] [--runs R]
 //
 // Results and the command that produced them go to docs/benchmarks.md ("Kafka").
+#include <sys/resource.h>
 #include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,16 +33,20 @@ using sparse::kafka::ClientPtr;
 using sparse::kafka::ConfPtr;
 
 struct Args {
-  long records = 500000;
-  int partitions = 4;
-  int value_bytes = 100;
+  // The embedded broker keeps at most 5 MiB per partition (older records are dropped, as by
+  // retention): keep records * (value_bytes + ~30) / partitions under that.
+  long records = 400000;
+  int partitions = 16;
+  int value_bytes = 64;
   int runs = 3;
+  std::string only;  // "spout", "raw" or "generator": run just that (for profiling)
 };
 
 // The counting sink: acks every tuple; asks the cluster to stop once it saw `target`.
 sparse::runtime::LocalCluster* g_cluster = nullptr;
 long g_target = 0;
 long g_count = 0;
+Clock::time_point g_first_at;
 volatile std::size_t g_bytes_seen = 0;
 Clock::time_point g_done_at;
 
@@ -54,7 +60,9 @@ class CountSink final : public sparse::runtime::BuiltinComponent {
   }
   void Execute(const sparse::runtime::BuiltinTuple& t) override {
     out_->Ack(t.id);
-    if (!t.tick && ++g_count == g_target) {
+    if (t.tick) return;
+    if (++g_count == 1) g_first_at = Clock::now();
+    if (g_count == g_target) {
       g_done_at = Clock::now();
       g_cluster->RequestStop("all records counted");
     }
@@ -64,11 +72,34 @@ class CountSink final : public sparse::runtime::BuiltinComponent {
   sparse::runtime::BuiltinCollector* out_ = nullptr;
 };
 
+// The runtime's own ceiling: a built-in spout that makes up the same tuples (with message ids,
+// so they are tracked and acked like the Kafka spout's) without any Kafka.
+class GeneratorSpout final : public sparse::runtime::BuiltinComponent {
+ public:
+  std::optional<std::string> Open(const nlohmann::json&, int, int, int,
+                                  sparse::runtime::BuiltinCollector& out,
+                                  boost::asio::io_context&) override {
+    out_ = &out;
+    return std::nullopt;
+  }
+  void NextTuple() override {
+    for (int i = 0; i < 64 && next_ < g_target; ++i, ++next_) {
+      std::string values = "[\"key" + std::to_string(next_) + "\",\"" + value_ + "\"]";
+      out_->Emit("default", std::move(values), "[0," + std::to_string(next_) + "]", {},
+                 std::nullopt);
+    }
+  }
+  std::string value_ = std::string(100, 'x');
+
+ private:
+  sparse::runtime::BuiltinCollector* out_ = nullptr;
+  long next_ = 0;
+};
+
 void Produce(const std::string& bootstrap, const Args& args) {
   ConfPtr conf(rd_kafka_conf_new());
   sparse::kafka::SetProperty(conf.get(), "bootstrap.servers", bootstrap);
   sparse::kafka::SetProperty(conf.get(), "linger.ms", "20");
-  sparse::kafka::SetProperty(conf.get(), "batch.num.messages", "10000");
   std::string error;
   ClientPtr p = sparse::kafka::NewClient(RD_KAFKA_PRODUCER, std::move(conf), error);
   if (!p) {
@@ -91,17 +122,35 @@ void Produce(const std::string& bootstrap, const Args& args) {
       break;
     }
   }
-  rd_kafka_flush(p.get(), 60000);
+  if (rd_kafka_flush(p.get(), 60000)) {
+    std::cerr << "could not produce the records\n";
+    std::exit(1);
+  }
+}
+
+struct Timing {
+  double total_secs = 0;     // from start (client created / topology started) to the last record
+  double steady_secs = 0;    // from the first record to the last
+  double cpu_secs = 0;       // CPU time of the whole process (all threads) meanwhile
+  double loop_cpu_secs = 0;  // of the calling thread (the runtime's event loop)
+};
+
+double CpuSeconds(int who = RUSAGE_SELF) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // librdkafka alone: assign every partition from the beginning, poll until N records.
-double RawConsumer(const std::string& bootstrap, const Args& args) {
+Timing RawConsumer(const std::string& bootstrap, const Args& args) {
   ConfPtr conf(rd_kafka_conf_new());
   sparse::kafka::SetProperty(conf.get(), "bootstrap.servers", bootstrap);
   sparse::kafka::SetProperty(conf.get(), "group.id", "bench-raw");
   sparse::kafka::SetProperty(conf.get(), "enable.auto.commit", "false");
   std::string error;
   const auto start = Clock::now();
+  const double cpu0 = CpuSeconds();
   ClientPtr c = sparse::kafka::NewClient(RD_KAFKA_CONSUMER, std::move(conf), error);
   auto list = sparse::kafka::NewPartitionList(args.partitions);
   for (int i = 0; i < args.partitions; ++i) {
@@ -110,22 +159,25 @@ double RawConsumer(const std::string& bootstrap, const Args& args) {
   rd_kafka_assign(c.get(), list.get());
   long n = 0;
   std::size_t bytes = 0;
+  Clock::time_point first;
   while (n < args.records) {
     sparse::kafka::MessagePtr m(rd_kafka_consumer_poll(c.get(), 100));
     if (m && !m->err) {
-      ++n;
+      if (++n == 1) first = Clock::now();
       bytes += m->len;  // touch the record, as a consumer would
     }
   }
-  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto end = Clock::now();
   rd_kafka_consumer_close(c.get());
   g_bytes_seen = bytes;
-  return secs;
+  return {std::chrono::duration<double>(end - start).count(),
+          std::chrono::duration<double>(end - first).count(), CpuSeconds() - cpu0};
 }
 
-// The topology: kafka_spout -> count sink, at-least-once (acking on, offsets committed).
-double SpoutTopology(const std::string& bootstrap, const Args& args, int run) {
-  const std::string yaml = R"(name: bench
+// The topology: kafka_spout -> count sink, at-least-once (acking on, offsets committed); or,
+// with `generator`, the same tuples from a built-in spout without Kafka.
+Timing SpoutTopology(const std::string& bootstrap, const Args& args, int run, bool generator) {
+  std::string yaml = R"(name: bench
 config:
   topology.max.spout.pending: 20000
   sparse.queue.high.watermark: 20000
@@ -135,10 +187,11 @@ spouts:
     builtin: kafka_spout
     options:
       bootstrap_servers: )" +
-                           bootstrap + R"(
+                     bootstrap + R"(
       topics: [bench]
-      group_id: bench-)" + std::to_string(run) +
-                           R"(
+      group_id: bench-)" +
+                     std::to_string(run) +
+                     R"(
       start: earliest
       max_uncommitted_offsets: 1000000
 bolts:
@@ -147,6 +200,11 @@ bolts:
     inputs:
       - {from: kafka, grouping: shuffle}
 )";
+  if (generator) {
+    const auto at = yaml.find("  - id: kafka");
+    const auto end = yaml.find("bolts:");
+    yaml.replace(at, end - at, "  - id: kafka\n    builtin: bench_generator\n");
+  }
   auto topology = sparse::runtime::LoadTopologyFromString(yaml, "bench.yaml");
   sparse::runtime::ValidateOrThrow(topology);
   const auto plan = sparse::runtime::MakePlan(topology, nlohmann::json::object());
@@ -159,13 +217,18 @@ bolts:
   g_target = args.records;
   g_count = 0;
   const auto start = Clock::now();
+  const double cpu0 = CpuSeconds();
+  const double loop0 = CpuSeconds(RUSAGE_THREAD);
   cluster.Run();
+  const double loop_cpu = CpuSeconds(RUSAGE_THREAD) - loop0;
   g_cluster = nullptr;
   if (g_count < args.records) {
     std::cerr << "spout run counted only " << g_count << " records\n";
     std::exit(1);
   }
-  return std::chrono::duration<double>(g_done_at - start).count();
+  return {std::chrono::duration<double>(g_done_at - start).count(),
+          std::chrono::duration<double>(g_done_at - g_first_at).count(), CpuSeconds() - cpu0,
+          loop_cpu};
 }
 
 }  // namespace
@@ -175,7 +238,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const long v = std::atol(argv[i + 1]);
-    if (flag == "--records") {
+    if (flag == "--only") {
+      args.only = argv[i + 1];
+    } else if (flag == "--records") {
       args.records = v;
     } else if (flag == "--partitions") {
       args.partitions = static_cast<int>(v);
@@ -185,7 +250,7 @@ int main(int argc, char** argv) {
       args.runs = static_cast<int>(v);
     } else {
       std::cerr << "usage: kafka_bench [--records N] [--partitions P] [--value-bytes B] "
-                   "[--runs R]\n";
+                   "[--runs R] [--only spout|raw|generator]\n";
       return 2;
     }
   }
@@ -199,6 +264,17 @@ int main(int argc, char** argv) {
          return std::vector<sparse::runtime::StreamDef>{};
        },
        [](const nlohmann::json&) { return std::make_unique<CountSink>(); }});
+  sparse::runtime::RegisterBuiltin(
+      {"bench_generator",
+       sparse::runtime::ComponentKind::kSpout,
+       {},
+       [](const nlohmann::json&, std::string&) {
+         sparse::runtime::StreamDef s;
+         s.id = "default";
+         s.fields = {"key", "value"};
+         return std::vector<sparse::runtime::StreamDef>{s};
+       },
+       [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); }});
 
   std::string error;
   auto broker = sparse::kafka::EmbeddedBroker::Start(1, error);
@@ -211,20 +287,37 @@ int main(int argc, char** argv) {
             << args.partitions << " partitions...\n";
   Produce(broker->bootstrap(), args);
 
-  std::vector<double> raw, spout;
+  std::vector<Timing> raw, spout, gen;
   for (int r = 0; r < args.runs; ++r) {
-    raw.push_back(RawConsumer(broker->bootstrap(), args));
-    spout.push_back(SpoutTopology(broker->bootstrap(), args, r));
-    std::cerr << "run " << r + 1 << ": librdkafka " << raw.back() << " s, spout " << spout.back()
-              << " s\n";
+    auto want = [&](const char* what) { return args.only.empty() || args.only == what; };
+    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args) : Timing{1, 1, 0, 0});
+    spout.push_back(want("spout") ? SpoutTopology(broker->bootstrap(), args, r, false)
+                                  : Timing{1, 1, 0, 0});
+    gen.push_back(want("generator") ? SpoutTopology(broker->bootstrap(), args, r, true)
+                                    : Timing{1, 1, 0, 0});
+    std::cerr << "run " << r + 1 << ": librdkafka " << raw.back().total_secs << " s (cpu "
+              << raw.back().cpu_secs << "), spout " << spout.back().total_secs << " s (cpu "
+              << spout.back().cpu_secs << ", loop " << spout.back().loop_cpu_secs << "), generator "
+              << gen.back().total_secs << " s (cpu " << gen.back().cpu_secs << ", loop "
+              << gen.back().loop_cpu_secs << ")\n";
   }
-  auto best = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-  const double raw_rate = static_cast<double>(args.records) / best(raw);
-  const double spout_rate = static_cast<double>(args.records) / best(spout);
-  std::printf("records=%ld partitions=%d value_bytes=%d runs=%d (best run)\n", args.records,
-              args.partitions, args.value_bytes, args.runs);
-  std::printf("librdkafka consumer alone : %10.0f records/s\n", raw_rate);
-  std::printf("kafka_spout -> count sink : %10.0f records/s\n", spout_rate);
-  std::printf("ratio                     : %10.2f\n", spout_rate / raw_rate);
+  auto rate = [&](const std::vector<Timing>& v, double Timing::*field) {
+    double best = 1e300;
+    for (const auto& t : v) best = std::min(best, t.*field);
+    return static_cast<double>(args.records) / best;
+  };
+  std::printf("records=%ld partitions=%d value_bytes=%d runs=%d (best run; records/s)\n",
+              args.records, args.partitions, args.value_bytes, args.runs);
+  std::printf("%-38s %12s %12s\n", "", "start->last", "first->last");
+  auto row = [&](const char* name, const std::vector<Timing>& v) {
+    std::printf("%-38s %12.0f %12.0f\n", name, rate(v, &Timing::total_secs),
+                rate(v, &Timing::steady_secs));
+  };
+  row("librdkafka consumer alone", raw);
+  row("kafka_spout -> count sink", spout);
+  row("runtime alone: generator -> count sink", gen);
+  std::printf("%-38s %12.2f %12.2f\n", "ratio kafka_spout / librdkafka",
+              rate(spout, &Timing::total_secs) / rate(raw, &Timing::total_secs),
+              rate(spout, &Timing::steady_secs) / rate(raw, &Timing::steady_secs));
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/offset_tracker.hpp"
+#include "kafka/queue_wakeup.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
@@ -202,6 +203,7 @@ class KafkaSpout::Session {
   // The data path.
   MessagePtr TakeMessage(Partition*& from);
   MessagePtr PollOne();
+  bool Prefetch();  // takes up to max_batch records from librdkafka into prefetched_
   bool Take(MessagePtr msg, Partition& p);  // true when a tuple was emitted
   void HandleMessageError(const rd_kafka_message_t& msg);
   void Hold(MessagePtr msg);
@@ -236,6 +238,11 @@ class KafkaSpout::Session {
   std::optional<std::int64_t> max_pending_;
 
   ClientPtr consumer_;
+  QueuePtr queue_;  // the consumer's queue (records, and rebalances in group mode)
+  // Records taken from librdkafka in one batch and not looked at yet, in the order it gave them.
+  std::deque<MessagePtr> prefetched_;
+  std::vector<rd_kafka_message_t*> batch_;
+  std::unique_ptr<QueueWakeup> wakeup_;  // records arrived: NextTuple now, not after a rest
   ClientPtr dead_letter_;
   std::unique_ptr<BlockingWorker> worker_;
   boost::asio::steady_timer timer_;
@@ -375,6 +382,9 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   consumer_ = NewClient(RD_KAFKA_CONSUMER, std::move(conf), error);
   if (!consumer_) return "cannot create the Kafka consumer: " + error;
   rd_kafka_set_log_queue(consumer_.get(), nullptr);  // logs are served by rd_kafka_poll
+  queue_.reset(rd_kafka_queue_get_consumer(consumer_.get()));
+  wakeup_ = std::make_unique<QueueWakeup>(io_, queue_.get(), [this] { out_.Wakeup(); });
+  if (auto err = wakeup_->Start()) out_.Log(3, "records are polled, not signalled: " + *err);
   return std::nullopt;
 }
 
@@ -415,8 +425,14 @@ void KafkaSpout::Session::Close() {
   }
   // In group mode this leaves the group; the revocation it triggers commits nothing new (all
   // done offsets were committed above).
+  // librdkafka's handles must outlive every message taken from them: drop ours first.
+  prefetched_.clear();
+  for (auto& [_, p] : by_slot_) p->held.clear();
+  held_total_ = 0;
   rd_kafka_consumer_close(consumer_.get());
   PublishMetrics(Clock::now());
+  wakeup_.reset();
+  queue_.reset();
   consumer_.reset();
   dead_letter_.reset();
   by_slot_.clear();
@@ -720,6 +736,10 @@ void KafkaSpout::Session::AssignWithOffsets(PartitionListPtr list) {
 void KafkaSpout::Session::Forget(Partition& p, const char* why) {
   revoked_pending_ += p.offsets.Pending();
   held_total_ -= p.held.size();
+  p.held.clear();
+  std::erase_if(prefetched_, [&](const MessagePtr& m) {
+    return m->rkt && m->partition == p.partition && p.topic == rd_kafka_topic_name(m->rkt);
+  });
   if (p.offsets.Pending() > 0) {
     out_.Log(2, p.name + " " + why + " with " + std::to_string(p.offsets.Pending()) +
                     " record(s) in flight: they will be read again by its next owner");
@@ -844,6 +864,13 @@ void KafkaSpout::Session::UpdateAllPauses() {
 // ---------------------------------------------------------------------------------------------
 // The data path
 
+bool KafkaSpout::Session::Prefetch() {
+  batch_.resize(static_cast<std::size_t>(o_.max_batch));
+  const ssize_t n = rd_kafka_consume_batch_queue(queue_.get(), 0, batch_.data(), batch_.size());
+  for (ssize_t i = 0; i < n; ++i) prefetched_.emplace_back(batch_[static_cast<std::size_t>(i)]);
+  return n > 0;
+}
+
 MessagePtr KafkaSpout::Session::PollOne() {
   last_consumer_poll_ = Clock::now();
   return MessagePtr(rd_kafka_consumer_poll(consumer_.get(), 0));
@@ -876,8 +903,9 @@ MessagePtr KafkaSpout::Session::TakeMessage(Partition*& from) {
     }
   }
   for (;;) {
-    MessagePtr m = PollOne();
-    if (!m) return nullptr;
+    if (prefetched_.empty() && !Prefetch()) return nullptr;
+    MessagePtr m = std::move(prefetched_.front());
+    prefetched_.pop_front();
     if (m->err) {
       HandleMessageError(*m);
       continue;
@@ -923,7 +951,9 @@ void KafkaSpout::Session::NextTuple() {
     return;
   }
   int budget = static_cast<int>(o_.max_batch);
-  RunDueRetries(Clock::now(), budget);
+  const auto now = Clock::now();
+  last_consumer_poll_ = now;
+  RunDueRetries(now, budget);
   while (budget > 0 && CanEmit()) {
     Partition* p = nullptr;
     MessagePtr m = TakeMessage(p);

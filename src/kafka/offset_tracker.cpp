@@ -14,6 +14,13 @@ PartitionOffsets::Record* PartitionOffsets::Add(std::int64_t offset, std::string
 }
 
 PartitionOffsets::Record* PartitionOffsets::Find(std::int64_t offset) {
+  if (records_.empty() || offset < records_.front().offset) return nullptr;
+  // Offsets are usually contiguous: try the direct position before searching.
+  const auto guess = static_cast<std::uint64_t>(offset - records_.front().offset);
+  if (guess < records_.size() && records_[guess].offset == offset) {
+    Record& r = records_[guess];
+    return r.done ? nullptr : &r;
+  }
   auto it = std::lower_bound(records_.begin(), records_.end(), offset,
                              [](const Record& r, std::int64_t o) { return r.offset < o; });
   if (it == records_.end() || it->offset != offset || it->done) return nullptr;

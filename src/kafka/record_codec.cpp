@@ -1,46 +1,129 @@
 #include "kafka/record_codec.hpp"
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "multilang/messages.hpp"
 
 namespace sparse::kafka {
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at p (a byte >= 0x80), or 0 if it is not one.
+int Utf8SequenceLength(const unsigned char* p, std::size_t avail) {
+  const unsigned char c = *p;
+  int len = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (avail < static_cast<std::size_t>(len)) return 0;
+  for (int i = 1; i < len; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    return 0;
+  }
+  return len;
+}
+
+}  // namespace
+
 bool IsValidUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    if (p[i] < 0x80) {
+      ++i;
       continue;
     }
-    int len = 0;
-    std::uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (end - p < len) return false;
-    for (int i = 1; i < len; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-      return false;
-    }
-    p += len;
+    const int len = Utf8SequenceLength(p + i, n - i);
+    if (len == 0) return false;
+    i += static_cast<std::size_t>(len);
   }
+  return true;
+}
+
+bool AppendJsonStringUtf8(std::string& out, std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  out.reserve(out.size() + n + 2);
+  out.push_back('"');
+  std::size_t run = 0;  // start of the bytes not yet copied
+  auto flush = [&](std::size_t i) { out.append(s.data() + run, i - run); };
+  for (std::size_t i = 0; i < n;) {
+    // Eight plain bytes at a time (ASCII, no control character, no '"' or '\\'): the common case.
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+      constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+      // Any zero byte in x: (x - 1s) & ~x & high bits. Any byte below 0x20: same with 0x20s.
+      auto has_zero = [&](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+      const std::uint64_t special = has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) |
+                                    ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
+      if (special) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    const unsigned char c = p[i];
+    if (c >= 0x20 && c < 0x80) {
+      if (c == '"' || c == '\\') {
+        flush(i);
+        out.push_back('\\');
+        out.push_back(static_cast<char>(c));
+        run = ++i;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    if (c < 0x20) {
+      flush(i);
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        default: {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        }
+      }
+      run = ++i;
+      continue;
+    }
+    const int len = Utf8SequenceLength(p + i, n - i);
+    if (len == 0) return false;
+    i += static_cast<std::size_t>(len);
+  }
+  flush(n);
+  out.push_back('"');
   return true;
 }
 
@@ -84,11 +167,10 @@ std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
   }
   switch (format) {
     case Format::kString:
-      if (!IsValidUtf8(*bytes)) {
+      if (!AppendJsonStringUtf8(out, *bytes)) {
         return std::string(what) + " is not valid UTF-8 text (" + what +
                "_format: string; use base64 for binary data)";
       }
-      multilang::AppendJsonString(out, *bytes);
       return std::nullopt;
     case Format::kBase64:
       out += '"';
@@ -121,7 +203,7 @@ std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::
     comma();
     switch (f) {
       case RecordField::kTopic:
-        multilang::AppendJsonString(out, record.topic);
+        AppendJsonStringUtf8(out, record.topic);
         break;
       case RecordField::kPartition:
         out += std::to_string(record.partition);

@@ -48,6 +48,9 @@ class RecordEncoder {
 };
 
 bool IsValidUtf8(std::string_view s);
+// Appends `s` as a JSON string literal. Returns false, leaving `out` unspecified, when `s` is not
+// valid UTF-8 (which JSON text cannot carry).
+bool AppendJsonStringUtf8(std::string& out, std::string_view s);
 std::string Base64Encode(std::string_view bytes);
 
 // The bytes a tuple value stands for: a JSON string's text, or the JSON text of anything else.

@@ -92,7 +92,14 @@ void BuiltinTask::Deactivate() {
 }
 
 void BuiltinTask::Wake() {
-  if (spout_) ScheduleNext(std::chrono::milliseconds(0));
+  if (!spout_) return;
+  if (scheduled_ && resting_) {
+    // Cut a rest (or a backpressure re-check) short: the timer's handler runs NextTuple now.
+    wake_early_ = true;
+    next_timer_.cancel();
+    return;
+  }
+  ScheduleNext(std::chrono::milliseconds(0));
 }
 
 void BuiltinTask::ScheduleNext(std::chrono::milliseconds delay) {
@@ -107,11 +114,15 @@ void BuiltinTask::ScheduleNext(std::chrono::milliseconds delay) {
     });
     return;
   }
+  resting_ = true;
   next_timer_.expires_after(delay);
   next_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
     if (!*alive) return;
     scheduled_ = false;
-    if (!ec) RunNext();
+    resting_ = false;
+    const bool early = wake_early_;
+    wake_early_ = false;
+    if (!ec || early) RunNext();
   });
 }
 

@@ -62,6 +62,8 @@ class BuiltinTask : public Task, public BuiltinCollector {
   bool open_ = false;
   bool active_ = false;
   bool scheduled_ = false;
+  bool resting_ = false;     // scheduled_ by next_timer_ (a rest), not by a post
+  bool wake_early_ = false;  // Wake() cancelled the rest: run NextTuple from its handler
   bool spout_;
   bool acking_ = true;
   std::optional<std::int64_t> max_pending_;
