@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <boost/asio/ip/address.hpp>
 #include <cerrno>
 #include <fstream>
 #include <iostream>
@@ -21,7 +22,13 @@ void AddUiOptions(CLI::App& cmd, UiArgs& ui) {
   cmd.add_option("--ui-port", ui.port, "Port of the web view (default: a free port)");
   cmd.add_option("--ui-bind", ui.bind,
                  "Address the web view listens on (default 127.0.0.1; anything else exposes it "
-                 "to whoever can reach this machine)");
+                 "to whoever can reach this machine)")
+      ->check([](const std::string& address) {
+        boost::system::error_code ec;
+        boost::asio::ip::make_address(address, ec);
+        return ec ? "`" + address + "` is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)"
+                  : std::string();
+      });
 }
 
 fs::path RunStatePath(const fs::path& dir) {
