@@ -120,6 +120,7 @@ RunStatus LocalCluster::Run() {
   status = [this, &status](const boost::system::error_code& ec) {
     if (ec || state_ == State::kStopped) return;
     if (observer_) observer_->OnStatus(Snapshot());
+    logs_.Flush();  // so `sparse tail -f` sees a running topology's logs within a second
     status_timer_.expires_after(options_.status_every);
     status_timer_.async_wait(status);
   };
