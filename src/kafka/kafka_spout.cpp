@@ -417,12 +417,18 @@ void KafkaSpout::Session::Close() {
   timer_.cancel();
   *alive_ = false;
   if (worker_) worker_->Stop();
-  if (o_.guarantee == Guarantee::kAtLeastOnce && !fatal_) FinalCommit();
   if (dead_letter_) {
+    // Dead letters delivered now mark their records done, so the final commit covers them;
+    // the rest are given up on (their records are read again by the next run).
     rd_kafka_flush(dead_letter_.get(),
                    static_cast<int>(std::chrono::milliseconds(kCloseTimeout).count()));
+    if (rd_kafka_outq_len(dead_letter_.get()) > 0) {
+      rd_kafka_purge(dead_letter_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      rd_kafka_flush(dead_letter_.get(), 1000);
+    }
     rd_kafka_poll(dead_letter_.get(), 0);
   }
+  if (o_.guarantee == Guarantee::kAtLeastOnce && !fatal_) FinalCommit();
   // In group mode this leaves the group; the revocation it triggers commits nothing new (all
   // done offsets were committed above).
   // librdkafka's handles must outlive every message taken from them: drop ours first.
