@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <cerrno>
 #include <cstring>
 
 namespace sparse::multilang {
@@ -96,42 +97,47 @@ std::optional<std::string> ShellProcess::Start() {
   } catch (const std::exception& e) {
     return "cannot start " + exe_path.string() + ": " + e.what();
   }
-  StartRead();
+  // Reads of stdout are done by hand once epoll says it is readable; they must not block.
+  const int out_fd = impl_->out.native_source();
+  ::fcntl(out_fd, F_SETFL, ::fcntl(out_fd, F_GETFL) | O_NONBLOCK);
+  ContinueReading();
   StartStderrRead();
   SchedulePoll(std::chrono::milliseconds(200));
   return std::nullopt;
 }
 
-void ShellProcess::Send(std::string bytes) {
+void ShellProcess::Send(std::string_view bytes) {
   if (exited_ || bytes.empty()) return;
   queued_bytes_ += bytes.size();
-  write_queue_.push_back(std::move(bytes));
-  if (!write_in_flight_) FlushWrites();
+  pending_.append(bytes);
+  // Everything sent while the current handler runs (a whole read batch of the runtime) goes out
+  // in one write: one syscall and one wake-up of the child instead of one per message.
+  if (!write_in_flight_ && !flush_posted_) {
+    flush_posted_ = true;
+    auto alive = alive_;
+    asio::post(io_, [this, alive] {
+      if (!*alive) return;
+      flush_posted_ = false;
+      FlushWrites();
+    });
+  }
 }
 
 void ShellProcess::FlushWrites() {
-  if (write_queue_.empty() || !impl_->in.is_open()) return;
-  writing_.clear();
-  // Gather everything queued into one write (bounded, so one call does not grow unbounded).
-  std::size_t batch = 0;
-  while (!write_queue_.empty() && (writing_.empty() || batch < (1u << 20))) {
-    batch += write_queue_.front().size();
-    writing_.push_back(std::move(write_queue_.front()));
-    write_queue_.pop_front();
-  }
-  std::vector<asio::const_buffer> bufs;
-  bufs.reserve(writing_.size());
-  for (const auto& s : writing_) bufs.emplace_back(asio::buffer(s));
+  if (write_in_flight_ || pending_.empty() || !impl_->in.is_open()) return;
+  writing_.swap(pending_);
+  pending_.clear();
   write_in_flight_ = true;
   auto alive = alive_;
-  asio::async_write(impl_->in, bufs,
-                    [this, alive, batch](const boost::system::error_code& ec, std::size_t) {
+  asio::async_write(impl_->in, asio::buffer(writing_),
+                    [this, alive](const boost::system::error_code& ec, std::size_t) {
                       if (!*alive) return;
                       write_in_flight_ = false;
-                      queued_bytes_ -= batch;
+                      queued_bytes_ -= std::min(queued_bytes_, writing_.size());
+                      writing_.clear();
                       if (ec) {
                         // Broken pipe: the child is gone or closed stdin; exit handling reports it.
-                        write_queue_.clear();
+                        pending_.clear();
                         queued_bytes_ = 0;
                         return;
                       }
@@ -143,33 +149,81 @@ void ShellProcess::StartRead() {
   if (read_in_flight_ || reading_paused_ || stdout_eof_) return;
   read_in_flight_ = true;
   auto alive = alive_;
-  impl_->out.async_read_some(
-      asio::buffer(impl_->out_buf),
-      [this, alive](const boost::system::error_code& ec, std::size_t n) {
-        if (!*alive) return;
-        read_in_flight_ = false;
-        if (n > 0) {
-          reader_.Append(std::string_view(impl_->out_buf.data(), n));
-          while (auto msg = reader_.Next()) {
-            callbacks_.on_message(*msg);
-            if (!*alive) return;  // the owner may destroy us from a callback
-          }
-          if (reader_.error() == FrameError::kTooLarge) {
-            stdout_eof_ = true;
-            callbacks_.on_stream_error("message larger than " +
-                                       std::to_string(reader_.max_message_bytes()) + " bytes");
-            return;
-          }
-        }
-        if (ec) {
-          stdout_eof_ = true;
-          CheckExited();
-          if (!*alive) return;
-          if (!exited_) SchedulePoll(std::chrono::milliseconds(5));
-          return;
-        }
-        StartRead();
-      });
+  // Wait for readiness, then read without blocking. (async_read_some first tries a speculative
+  // read, which right after a batch mostly finds the pipe empty: a syscall for nothing.)
+  // async_pipe hands out its descriptors only as const references; waiting does not modify it.
+  auto& out = const_cast<asio::posix::stream_descriptor&>(impl_->out.source());
+  out.async_wait(asio::posix::descriptor_base::wait_read,
+                 [this, alive](const boost::system::error_code& ec) {
+                   if (!*alive) return;
+                   read_in_flight_ = false;
+                   if (ec) {
+                     OnStdoutEnd();
+                     return;
+                   }
+                   ReadAvailable();
+                 });
+}
+
+void ShellProcess::ReadAvailable() {
+  auto alive = alive_;
+  const int fd = impl_->out.native_source();
+  // Edge-triggered epoll: wait for readiness again only once the pipe is known to be drained
+  // (a short read or EAGAIN); any byte written after that is a new edge. After a few full reads,
+  // continue from the queue instead, so one chatty child cannot starve the other descriptors.
+  bool drained = false;
+  for (int round = 0; round < 4 && !reading_paused_; ++round) {
+    const ssize_t n = ::read(fd, impl_->out_buf.data(), impl_->out_buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      drained = true;
+      break;
+    }
+    if (n <= 0) {
+      OnStdoutEnd();
+      return;
+    }
+    reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
+    while (auto msg = reader_.Next()) {
+      callbacks_.on_message(*msg);
+      if (!*alive) return;  // the owner may destroy us from a callback
+    }
+    if (reader_.error() == FrameError::kTooLarge) {
+      stdout_eof_ = true;
+      callbacks_.on_stream_error("message larger than " +
+                                 std::to_string(reader_.max_message_bytes()) + " bytes");
+      return;
+    }
+    if (static_cast<std::size_t>(n) < impl_->out_buf.size()) {
+      drained = true;
+      break;
+    }
+  }
+  if (drained) {
+    StartRead();
+  } else {
+    ContinueReading();
+  }
+}
+
+void ShellProcess::ContinueReading() {
+  if (read_in_flight_ || reading_paused_ || stdout_eof_) return;
+  read_in_flight_ = true;
+  auto alive = alive_;
+  asio::post(io_, [this, alive] {
+    if (!*alive) return;
+    read_in_flight_ = false;
+    if (reading_paused_ || stdout_eof_) return;
+    ReadAvailable();
+  });
+}
+
+void ShellProcess::OnStdoutEnd() {
+  stdout_eof_ = true;
+  auto alive = alive_;
+  CheckExited();
+  if (!*alive) return;
+  if (!exited_) SchedulePoll(std::chrono::milliseconds(5));
 }
 
 void ShellProcess::StartStderrRead() {
@@ -245,7 +299,7 @@ void ShellProcess::ResumeReading() {
       callbacks_.on_message(*msg);
       if (!*alive || reading_paused_) return;
     }
-    StartRead();
+    ReadAvailable();  // the pipe may hold data that raised no new edge
   });
 }
 
@@ -295,7 +349,7 @@ void ShellProcess::CheckExited() {
   boost::system::error_code ignored;
   impl_->poll.cancel();
   impl_->in.close(ignored);
-  write_queue_.clear();
+  pending_.clear();
   queued_bytes_ = 0;
   // Deliver whatever complete messages are still buffered before reporting the exit.
   if (!reading_paused_) {

@@ -2,8 +2,10 @@
 //
 // Contract:
 // - Every method must be called on the io_context's thread; callbacks run on it too.
-// - Send() never blocks: bytes are queued and written with gathered writes as the pipe accepts
-//   them. queued_bytes() lets the owner bound the queue (the process itself does not drop).
+// - Send() never blocks: bytes are appended to a buffer that is written once the current handler
+//   returns (so everything sent while handling one read batch leaves in one write) and then as
+//   fast as the pipe accepts it. queued_bytes() lets the owner bound the buffer (the process
+//   itself does not drop).
 // - stdout is read continuously (unless PauseReading()), split into messages by MessageReader and
 //   handed to on_message; stderr is always read and handed to on_stderr_line line by line, so a
 //   child flooding stderr can never block on its pipe.
@@ -61,7 +63,7 @@ class ShellProcess {
   // Spawns the child. On failure returns a message naming the command and the reason.
   std::optional<std::string> Start();
 
-  void Send(std::string bytes);
+  void Send(std::string_view bytes);
   std::size_t queued_bytes() const { return queued_bytes_; }
 
   void PauseReading();
@@ -79,6 +81,9 @@ class ShellProcess {
  private:
   struct Impl;
   void StartRead();
+  void ReadAvailable();
+  void ContinueReading();
+  void OnStdoutEnd();
   void StartStderrRead();
   void FlushWrites();
   void CheckExited();
@@ -96,8 +101,9 @@ class ShellProcess {
   bool reading_paused_ = false;
   bool read_in_flight_ = false;
   bool write_in_flight_ = false;
-  std::deque<std::string> write_queue_;
-  std::vector<std::string> writing_;
+  bool flush_posted_ = false;
+  std::string pending_;  // sent, not yet handed to a write
+  std::string writing_;  // the write in flight
   std::size_t queued_bytes_ = 0;
   MessageReader reader_;
   std::string stderr_partial_;

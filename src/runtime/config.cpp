@@ -19,6 +19,7 @@ const nlohmann::json& DefaultConfig() {
       {keys::kSerializer, "org.apache.storm.multilang.JsonSerializer"},
       {keys::kHandshakeTimeoutSecs, 30},
       {keys::kHeartbeatSecs, 1},
+      {keys::kSpoutMaxUnsynced, 64},
       {keys::kMaxMessageBytes, 64 * 1024 * 1024},
       {keys::kShutdownGraceSecs, 5},
       {keys::kDrainSecs, nullptr},

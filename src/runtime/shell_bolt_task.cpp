@@ -1,5 +1,6 @@
 #include "runtime/shell_bolt_task.hpp"
 
+#include <boost/asio/post.hpp>
 #include <charconv>
 
 #include "runtime/config.hpp"
@@ -27,7 +28,18 @@ ShellBoltTask::ShellBoltTask(TaskHost& host, int task_id)
 void ShellBoltTask::Deliver(InputTuple&& tuple) {
   queue_.push_back(std::move(tuple));
   stats_.queue_depth = QueueDepth();
-  if (Ready()) Pump();
+  if (Ready()) SchedulePump();
+}
+
+void ShellBoltTask::SchedulePump() {
+  // One Pump per turn of the event loop, after the handler that queued work returns: a read
+  // batch that delivers or acks hundreds of tuples is answered with one batch, not hundreds.
+  if (pump_posted_) return;
+  pump_posted_ = true;
+  boost::asio::post(host_.io(), [this] {
+    pump_posted_ = false;
+    if (Ready()) Pump();
+  });
 }
 
 void ShellBoltTask::OnReady() {
@@ -50,40 +62,42 @@ void ShellBoltTask::ScheduleTick() {
 }
 
 void ShellBoltTask::Pump() {
-  std::string batch;
+  out_.clear();
+  const auto now = Clock::now();
+  char id_text[24];
   while (!queue_.empty() && (inflight_.size() < max_pending_ || queue_.front().tick) &&
-         QueuedBytes() + batch.size() < kMaxQueuedBytes) {
+         QueuedBytes() + out_.size() < kMaxQueuedBytes) {
     InputTuple t = std::move(queue_.front());
     queue_.pop_front();
-    std::uint64_t id = host_.ids().Next() >> 1;  // positive, as Storm's signed longs print
-    const std::string id_text = std::to_string(id);
+    const std::uint64_t id = host_.ids().Next() >> 1;  // positive, as Storm's signed longs print
+    const auto id_len = static_cast<std::size_t>(
+        std::to_chars(id_text, id_text + sizeof id_text, id).ptr - id_text);
+    out_ += "{\"id\":\"";
+    out_.append(id_text, id_len);
     if (t.tick) {
-      batch += "{\"id\":\"" + id_text +
-               "\",\"comp\":\"__system\",\"stream\":\"__tick\",\"task\":-1,"
-               "\"tuple\":[" +
-               std::to_string(t.tick_freq_secs) + "]}\nend\n";
+      out_ += "\",\"comp\":\"__system\",\"stream\":\"__tick\",\"task\":-1,\"tuple\":[";
+      out_ += std::to_string(t.tick_freq_secs);
+      out_ += "]}\nend\n";
     } else {
       const auto& src = host_.plan().components[t.tuple->source_component];
-      batch += "{\"id\":\"";
-      batch += id_text;
-      batch += "\",\"comp\":";
-      batch += src.escaped_id;
-      batch += ",\"stream\":";
-      batch += src.streams[t.tuple->stream].escaped_id;
-      batch += ",\"task\":";
-      batch += std::to_string(t.tuple->source_task);
-      batch += ",\"tuple\":";
-      batch += t.tuple->values_json;
-      batch += "}\nend\n";
+      out_ += "\",\"comp\":";
+      out_ += src.escaped_id;
+      out_ += ",\"stream\":";
+      out_ += src.streams[t.tuple->stream].escaped_id;
+      out_ += ",\"task\":";
+      out_ += std::to_string(t.tuple->source_task);
+      out_ += ",\"tuple\":";
+      out_ += t.tuple->values_json;
+      out_ += "}\nend\n";
     }
     InFlight f;
     f.roots = std::move(t.roots);
     f.arrived_ns = t.arrived_ns;
-    f.written = Clock::now();
+    f.written = now;
     f.tick = t.tick;
     inflight_.emplace(id, std::move(f));
   }
-  if (!batch.empty()) Send(std::move(batch));
+  if (!out_.empty()) Send(out_);
   stats_.queue_depth = QueueDepth();
   stats_.pending = inflight_.size();
   UpdateBusy();
@@ -167,7 +181,7 @@ void ShellBoltTask::HandleAckFail(multilang::ComponentMessage& msg, const std::s
     stats_.process_latency.Add(static_cast<double>(NowNs() - f.arrived_ns) / 1e6);
   }
   host_.NoteActivity();
-  Pump();
+  SchedulePump();
 }
 
 void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::string& raw) {

@@ -41,6 +41,7 @@ class ShellBoltTask final : public ShellTask {
   void OnReady() override;
   void OnBroken() override;
   void Pump();
+  void SchedulePump();
   void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);
   void HandleAckFail(multilang::ComponentMessage& msg, const std::string& raw, bool ack);
   // Looks up an input id; reports a violation unless it is unknown because it expired.
@@ -62,6 +63,8 @@ class ShellBoltTask final : public ShellTask {
   Clock::time_point busy_since_{};
   double busy_ms_ = 0;
   std::vector<int> targets_;
+  std::string out_;  // the batch Pump writes (kept for its capacity)
+  bool pump_posted_ = false;
 };
 
 }  // namespace sparse::runtime

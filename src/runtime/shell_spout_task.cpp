@@ -15,10 +15,13 @@ ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
   max_pending_ = conf.Int(keys::kMaxSpoutPending);
   acking_ = conf.AckingEnabled();
   rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
+  max_unsynced_ = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, conf.Int(keys::kSpoutMaxUnsynced).value_or(64)));
 }
 
 void ShellSpoutTask::OnReady() {
-  awaiting_sync_ = false;
+  unsynced_.clear();
+  next_unsynced_ = false;
   if (want_active_) Activate();
   Pump();
 }
@@ -62,26 +65,37 @@ void ShellSpoutTask::TreeDone(std::string message_id, TreeOutcome outcome) {
   cmd += message_id;
   cmd += "}";
   control_.push_back(std::move(cmd));
-  Pump();
+  SchedulePump();
 }
 
-void ShellSpoutTask::SendCommand(std::string json, bool is_next) {
-  awaiting_sync_ = true;
-  current_is_next_ = is_next;
-  emitted_in_current_ = false;
-  command_sent_ = Clock::now();
-  json += "\nend\n";
-  Send(std::move(json));
+void ShellSpoutTask::SchedulePump() {
+  // Acks arrive one tree at a time, often hundreds per read batch: write their commands together
+  // once the handler that completed the trees returns.
+  if (pump_posted_) return;
+  pump_posted_ = true;
+  boost::asio::post(host_.io(), [this] {
+    pump_posted_ = false;
+    Pump();
+  });
+}
+
+void ShellSpoutTask::SendCommand(std::string_view json, bool is_next) {
+  Unsynced u;
+  u.is_next = is_next;
+  u.sent = Clock::now();
+  unsynced_.push_back(u);
+  if (is_next) next_unsynced_ = true;
+  Send(json);
+  Send("\nend\n");
 }
 
 void ShellSpoutTask::Pump() {
-  if (!Ready() || awaiting_sync_) return;
-  if (!control_.empty()) {
-    std::string cmd = std::move(control_.front());
+  if (!Ready()) return;
+  while (!control_.empty() && unsynced_.size() < max_unsynced_) {
+    SendCommand(control_.front(), false);
     control_.pop_front();
-    SendCommand(std::move(cmd), false);
-    return;
   }
+  if (next_unsynced_ || unsynced_.size() >= max_unsynced_) return;
   if (!active_ || resting_ || stopping_) return;
   const bool throttled = host_.Throttled(id_);
   const auto now = Clock::now();
@@ -110,9 +124,15 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
       HandleEmit(msg, raw);
       return;
     case Command::kSync: {
-      if (!awaiting_sync_) return;  // tolerated: storm.py-style spouts may sync spontaneously
-      awaiting_sync_ = false;
-      if (current_is_next_ && !emitted_in_current_ && rest_.count() > 0) {
+      if (unsynced_.empty()) return;  // tolerated: storm.py-style spouts may sync spontaneously
+      const Unsynced done = unsynced_.front();
+      unsynced_.pop_front();
+      if (!done.is_next) {
+        Pump();
+        return;
+      }
+      next_unsynced_ = false;
+      if (!done.emitted && rest_.count() > 0) {
         resting_ = true;
         rest_timer_.expires_after(rest_);
         rest_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -120,16 +140,11 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
           resting_ = false;
           Pump();
         });
-        // Acks and fails do not wait for the rest.
-        if (!control_.empty()) {
-          std::string cmd = std::move(control_.front());
-          control_.pop_front();
-          SendCommand(std::move(cmd), false);
-        }
+        Pump();  // acks and fails do not wait for the rest
         return;
       }
       // Let other tasks' work run between spout rounds.
-      boost::asio::post(host_.io(), [this] { Pump(); });
+      SchedulePump();
       return;
     }
     case Command::kAck:
@@ -156,7 +171,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
     Violation("protocol violation: " + *err, raw);
     return;
   }
-  emitted_in_current_ = true;
+  if (!unsynced_.empty()) unsynced_.front().emitted = true;
   stats_.emitted++;
   stats_.transferred += targets_.size();
   const bool tracked = acking_ && !message_id.empty();
@@ -174,8 +189,9 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
 
 void ShellSpoutTask::Housekeeping(Clock::time_point now) {
   if (!Ready()) return;
-  if (awaiting_sync_ && now - command_sent_ > subprocess_timeout_) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - command_sent_).count();
+  if (!unsynced_.empty() && now - unsynced_.front().sent > subprocess_timeout_) {
+    auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - unsynced_.front().sent).count();
     Violation("no `sync` for " + std::to_string(ms / 1000.0).substr(0, 5) +
                   " s after a command (topology.subprocess.timeout.secs): the spout is stuck",
               {});
@@ -187,7 +203,8 @@ void ShellSpoutTask::Housekeeping(Clock::time_point now) {
 void ShellSpoutTask::OnBroken() {
   rest_timer_.cancel();
   resting_ = false;
-  awaiting_sync_ = false;
+  unsynced_.clear();
+  next_unsynced_ = false;
   active_ = false;
   control_.clear();
   // Trees this process started can no longer be acked or replayed by it.

@@ -1,10 +1,17 @@
-// A spout child process: Storm's ShellSpout semantics, synchronous.
+// A spout child process: Storm's ShellSpout semantics, with the commands pipelined.
 //
-// One command at a time (next, ack, fail, activate, deactivate), each answered by exactly one
-// `sync`; acks and fails go first. `next` is withheld while the spout is inactive, throttled by
-// backpressure, or has topology.max.spout.pending trees outstanding; after a `next` that emitted
-// nothing, the spout rests topology.sleep.spout.wait.strategy.time.ms. A spout that does not
-// answer a command within topology.subprocess.timeout.secs is declared stuck.
+// Every command (next, ack, fail, activate, deactivate) is answered by exactly one `sync`, and
+// the spout handles them in order, so the runtime need not wait for one `sync` before writing
+// the next command: up to sparse.spout.max.unsynced.commands are written ahead (acks and fails
+// first), of which at most one `next`, so topology.max.spout.pending still holds. Emits belong to
+// the oldest command not yet synced. A spout that waits for task ids may read a command first;
+// Storm's storm.py, pystorm and both sparse adapters keep such commands for later. Setting the
+// key to 1 gives Storm's strict one-command-at-a-time behaviour.
+//
+// `next` is withheld while the spout is inactive, throttled by backpressure, or has
+// topology.max.spout.pending trees outstanding; after a `next` that emitted nothing, the spout
+// rests topology.sleep.spout.wait.strategy.time.ms. A spout that does not answer a command within
+// topology.subprocess.timeout.secs is declared stuck.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -28,19 +35,26 @@ class ShellSpoutTask final : public ShellTask {
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;
   void OnReady() override;
   void OnBroken() override;
+  struct Unsynced {
+    bool is_next = false;
+    bool emitted = false;
+    Clock::time_point sent{};
+  };
+
   void Pump();
-  void SendCommand(std::string json, bool is_next);
+  void SchedulePump();
+  void SendCommand(std::string_view json, bool is_next);
   void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);
 
   bool active_ = false;
   bool want_active_ = false;
-  bool awaiting_sync_ = false;
-  bool current_is_next_ = false;
-  bool emitted_in_current_ = false;
+  std::deque<Unsynced> unsynced_;  // written, sync not yet received; oldest first
+  std::size_t max_unsynced_ = 64;
+  bool next_unsynced_ = false;  // a `next` is among them
+  bool pump_posted_ = false;
   bool resting_ = false;
   bool throttled_since_set_ = false;
   Clock::time_point throttled_since_{};
-  Clock::time_point command_sent_{};
   std::deque<std::string> control_;  // ack/fail/activate/deactivate commands waiting
   std::optional<std::int64_t> max_pending_;
   bool acking_ = true;

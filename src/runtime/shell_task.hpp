@@ -34,8 +34,8 @@ class ShellTask : public Task {
 
   // Reports a protocol violation and stops the child; the host decides on a restart.
   void Violation(const std::string& reason, std::string_view offending);
-  void Send(std::string bytes) {
-    if (proc_) proc_->Send(std::move(bytes));
+  void Send(std::string_view bytes) {
+    if (proc_) proc_->Send(bytes);
   }
   std::size_t QueuedBytes() const { return proc_ ? proc_->queued_bytes() : 0; }
   // Builds the EmittedTuple of an emit; nullptr after reporting a violation.
