@@ -2,7 +2,7 @@
 """Runs spout -> bolt -> bolt with C++ components (the adapter's examples) through sparse and
 prints tuples per second at each bolt and the runtime's CPU per tuple, acking on and off.
 
-    bench/cpp/run.py BUILD_DIR [--seconds 10]
+    bench/cpp/run.py BUILD_DIR [--seconds 10] [-o key=value]...
 """
 import argparse
 import json
@@ -40,11 +40,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("-o", dest="options", action="append", default=[],
+                    help="extra topology option key=value for both runs")
     args = ap.parse_args()
+    extra = args.options
     print("| mode | sentences/s (spout) | words/s (split -> count) | tuples delivered/s | runtime CPU µs/tuple | runtime core share |")
     print("|---|---|---|---|---|---|")
-    for label, opts in [("acking on", ["topology.max.spout.pending=5000"]),
-                        ("acking off", ["topology.acker.executors=0"])]:
+    for label, opts in [("acking on", ["topology.max.spout.pending=5000"] + extra),
+                        ("acking off", ["topology.acker.executors=0"] + extra)]:
         comps, cpu, messages, up = run(args.build, args.seconds, opts)
         print("| %s | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
             label, comps["spout"]["emitted"] / args.seconds, comps["count"]["executed"] / args.seconds,

@@ -1,5 +1,7 @@
 #include "multilang/shell_process.hpp"
 
+#include "multilang/loop_clock.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -184,6 +186,7 @@ void ShellProcess::ReadAvailable() {
       return;
     }
     reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
+    LoopClock::Batch batch;
     while (auto msg = reader_.Next()) {
       callbacks_.on_message(*msg);
       if (!*alive) return;  // the owner may destroy us from a callback

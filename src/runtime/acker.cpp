@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "multilang/loop_clock.hpp"
+
 namespace sparse::runtime {
 
 void Acker::Init(std::uint64_t root, std::uint64_t edges_xor, int spout_task,
@@ -55,7 +57,8 @@ void Acker::AbandonSpoutTask(int spout_task) {
 void Acker::Complete(std::unordered_map<std::uint64_t, Tree>::iterator it, TreeOutcome outcome) {
   Tree tree = std::move(it->second);
   trees_.erase(it);
-  callback_(tree.spout_task, std::move(tree.message_id), outcome, Clock::now() - tree.started);
+  callback_(tree.spout_task, std::move(tree.message_id), outcome,
+            multilang::LoopClock::Now() - tree.started);
 }
 
 }  // namespace sparse::runtime

@@ -2,17 +2,20 @@
 
 #include <algorithm>
 
+#include "multilang/loop_clock.hpp"
+
 namespace sparse::runtime {
 
 std::int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             multilang::LoopClock::Now().time_since_epoch())
       .count();
 }
 
 void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
                       const std::vector<int>& targets, const std::string& message_id,
                       bool tracked) {
-  const auto now = Clock::now();
+  const auto now = multilang::LoopClock::Now();
   const std::int64_t now_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
   if (!tracked) {

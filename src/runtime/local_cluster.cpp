@@ -299,7 +299,7 @@ void LocalCluster::OnTreeDone(int spout_task, std::string message_id, TreeOutcom
     t.stats().complete_latency.Add(static_cast<double>(age.count()) / 1e6);
   }
   t.TreeDone(std::move(message_id), outcome);
-  last_activity_ = Clock::now();
+  last_activity_ = multilang::LoopClock::Now();
 }
 
 bool LocalCluster::AllIdle() const {

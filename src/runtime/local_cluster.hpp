@@ -16,8 +16,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+
 #include <string>
 #include <vector>
+#include "multilang/loop_clock.hpp"
 
 #include "runtime/acker.hpp"
 #include "runtime/component_logs.hpp"
@@ -103,7 +105,7 @@ class LocalCluster final : public TaskHost {
   void TaskFailed(FailureReport report) override;
   bool Throttled(int spout_task) const override;
   void NoteActivity() override {
-    last_activity_ = Clock::now();
+    last_activity_ = multilang::LoopClock::Now();
     if (!hot_tasks_.empty()) CheckBackpressure();
   }
 

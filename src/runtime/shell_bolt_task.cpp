@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <charconv>
 
+#include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/delivery.hpp"
 
@@ -63,7 +64,7 @@ void ShellBoltTask::ScheduleTick() {
 
 void ShellBoltTask::Pump() {
   out_.clear();
-  const auto now = Clock::now();
+  const auto now = multilang::LoopClock::Now();
   char id_text[24];
   while (!queue_.empty() && (inflight_.size() < max_pending_ || queue_.front().tick) &&
          QueuedBytes() + out_.size() < kMaxQueuedBytes) {
@@ -176,7 +177,7 @@ void ShellBoltTask::HandleAckFail(multilang::ComponentMessage& msg, const std::s
   if (!f.tick) {
     stats_.executed++;
     (ack ? stats_.acked : stats_.failed)++;
-    const auto now = Clock::now();
+    const auto now = multilang::LoopClock::Now();
     stats_.execute_latency.Add(std::chrono::duration<double, std::milli>(now - f.written).count());
     stats_.process_latency.Add(static_cast<double>(NowNs() - f.arrived_ns) / 1e6);
   }

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/delivery.hpp"
 
@@ -82,7 +83,7 @@ void ShellSpoutTask::SchedulePump() {
 void ShellSpoutTask::SendCommand(std::string_view json, bool is_next) {
   Unsynced u;
   u.is_next = is_next;
-  u.sent = Clock::now();
+  u.sent = multilang::LoopClock::Now();
   unsynced_.push_back(u);
   if (is_next) next_unsynced_ = true;
   Send(json);
@@ -98,7 +99,7 @@ void ShellSpoutTask::Pump() {
   if (next_unsynced_ || unsynced_.size() >= max_unsynced_) return;
   if (!active_ || resting_ || stopping_) return;
   const bool throttled = host_.Throttled(id_);
-  const auto now = Clock::now();
+  const auto now = multilang::LoopClock::Now();
   if (throttled) {
     if (!throttled_since_set_) {
       throttled_since_set_ = true;

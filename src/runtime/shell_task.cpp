@@ -5,6 +5,7 @@
 #include <boost/process/search_path.hpp>
 #include <filesystem>
 
+#include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/context.hpp"
 
@@ -128,7 +129,7 @@ void ShellTask::OnExit(const multilang::ExitStatus& status) {
 
 void ShellTask::OnMessage(std::string& body) {
   if (failed_) return;
-  last_heard_ = Clock::now();
+  last_heard_ = multilang::LoopClock::Now();
   // Parsing only reserves padding in `body`; its text stays intact for error reports.
   const std::string& raw = body;
   if (auto err = parser_.Parse(body, msg_)) {

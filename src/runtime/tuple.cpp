@@ -1,5 +1,7 @@
 #include "runtime/tuple.hpp"
 
+#include <cstring>
+
 namespace sparse::runtime {
 
 namespace {
@@ -23,10 +25,19 @@ bool SplitJsonArray(std::string_view s,
   for (; i < n; ++i) {
     char c = s[i];
     if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
+      // Jump to the string's next quote or backslash (values are mostly string bytes).
+      const char* here = s.data() + i;
+      const char* end = s.data() + n;
+      const char* quote = static_cast<const char*>(std::memchr(here, '"', end - here));
+      const char* stop = quote ? quote : end;
+      const char* backslash = static_cast<const char*>(std::memchr(here, '\\', stop - here));
+      if (backslash) {
+        i = static_cast<std::size_t>(backslash - s.data()) + 1;  // the escaped character
+      } else if (quote) {
+        i = static_cast<std::size_t>(quote - s.data());
         in_string = false;
+      } else {
+        return false;  // unterminated string
       }
       last_non_space = i;
       continue;

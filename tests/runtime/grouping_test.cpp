@@ -36,6 +36,14 @@ TEST(SplitJsonArray, Values) {
   EXPECT_EQ(empty.size(), 0u);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   EXPECT_FALSE(SplitJsonArray("{\"a\":1}", spans));
+  // Escapes: a backslash before the closing quote, an escaped backslash just before it.
+  auto esc = Tuple(R"(["a\\", "b\\\"c", "\\"])");
+  ASSERT_EQ(esc.size(), 3u);
+  EXPECT_EQ(esc.value(0), R"("a\\")");
+  EXPECT_EQ(esc.value(1), R"("b\\\"c")");
+  EXPECT_EQ(esc.value(2), R"("\\")");
+  EXPECT_FALSE(SplitJsonArray(R"(["never closed)", spans));
+  EXPECT_FALSE(SplitJsonArray(R"(["ends in a backslash\)", spans));
 }
 
 TEST(FieldsGrouping, SameValuesSameTaskAcrossInstances) {
