@@ -95,6 +95,14 @@ int RunTopology(const RunArgs& args) {
     return exit_code::kError;
   }
   const fs::path run_dir = pid_template;
+  // Removed on every way out, early errors and exceptions included.
+  struct RemoveOnExit {
+    fs::path dir;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } run_dir_guard{run_dir};
   options.task.pid_root = (run_dir / "pids").string();
   options.task.working_dir = topology.resources_dir;
   std::string pythonpath = PythonAdapterDir().string();
@@ -107,8 +115,10 @@ int RunTopology(const RunArgs& args) {
   if (!args.log_dir.empty()) {
     options.log_dir = args.log_dir;
   } else {
-    options.log_dir =
-        (project ? project->root : jar ? fs::current_path() : file.parent_path()) / "logs";
+    options.log_dir = (project ? project->root
+                       : jar   ? fs::current_path()
+                               : file.parent_path()) /
+                      "logs";
   }
   if (args.seconds > 0) {
     options.run_for = std::chrono::milliseconds(static_cast<std::int64_t>(args.seconds * 1000));
@@ -134,8 +144,6 @@ int RunTopology(const RunArgs& args) {
   const runtime::RunStatus status = cluster.Run();
   live.reset();
 
-  std::error_code ec;
-  fs::remove_all(run_dir, ec);
   PrintSummary(std::cout, console.last());
   std::cout.flush();
   if (!args.stats_json.empty()) {
