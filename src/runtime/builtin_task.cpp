@@ -314,7 +314,8 @@ void BuiltinTask::Finish(const std::string& tuple_id, bool ack) {
     }
     stats_.process_latency.Add(static_cast<double>(NowNs() - f.input.arrived_ns) / 1e6);
   }
-  host_.NoteActivity();
+  // A tick is the runtime's own clock, not activity: it must not hold off --stop-when-idle.
+  if (!f.input.tick) host_.NoteActivity();
   if (!queue_.empty()) {
     auto alive = alive_;
     boost::asio::post(host_.io(), [this, alive] {

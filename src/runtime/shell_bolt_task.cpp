@@ -181,7 +181,8 @@ void ShellBoltTask::HandleAckFail(multilang::ComponentMessage& msg, const std::s
     stats_.execute_latency.Add(std::chrono::duration<double, std::milli>(now - f.written).count());
     stats_.process_latency.Add(static_cast<double>(NowNs() - f.arrived_ns) / 1e6);
   }
-  host_.NoteActivity();
+  // A tick is the runtime's own clock, not activity: it must not hold off --stop-when-idle.
+  if (!f.tick) host_.NoteActivity();
   SchedulePump();
 }
 
