@@ -21,8 +21,9 @@ ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
 }
 
 void ShellSpoutTask::OnReady() {
-  unsynced_.clear();
-  next_unsynced_ = false;
+  // No reset of unsynced_ here: OnBroken already cleared the previous process's state, and the
+  // host's TaskReady, just before this, may have activated the task and sent `activate` and a
+  // `next` already; forgetting them sent a second `next` before the first one's sync.
   if (want_active_) Activate();
   Pump();
 }
