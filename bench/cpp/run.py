@@ -32,8 +32,32 @@ def run(build, seconds, options):
     comps = {c["id"]: c for c in stats["components"]}
     cpu = stats["cpu"]
     runtime_cpu = cpu["runtime_user_secs"] + cpu["runtime_system_secs"]
-    messages = comps["split"]["executed"] + comps["count"]["executed"]
-    return comps, runtime_cpu, messages, stats["uptime_secs"]
+    tuples = comps["split"]["executed"] + comps["count"]["executed"]
+    return comps, runtime_cpu, tuples, stats["uptime_secs"]
+
+
+def protocol_messages(comps):
+    """JSON messages that crossed a pipe to or from the runtime (a lower bound: `next`s that
+    emitted nothing and heartbeats are left out). Spout: next, emit, sync per tuple and an
+    ack/fail plus its sync per tree; bolt: the tuple and its ack, plus each emit."""
+    total = 0
+    for c in comps.values():
+        if c["type"] == "spout":
+            total += 3 * c["emitted"] + 2 * (c["acked"] + c["failed"])
+        else:
+            total += 2 * c["executed"] + c["emitted"]
+    return total
+
+
+def pipe_floor(build):
+    """Messages per second through a pipe between two trivial C++ processes (the adapter
+    bench's `floor`: tuple messages one way, a canned ack back for each: two messages)."""
+    exe = os.path.join(build, "bin", "sparse_cpp_adapter_bench")
+    out = subprocess.run([exe, "1000000"], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("floor "):
+            return 2 * float(line.split()[5])
+    raise SystemExit("no floor line in the adapter bench output")
 
 
 def main():
@@ -44,14 +68,17 @@ def main():
                     help="extra topology option key=value for both runs")
     args = ap.parse_args()
     extra = args.options
-    print("| mode | sentences/s (spout) | words/s (split -> count) | tuples delivered/s | runtime CPU µs/tuple | runtime core share |")
-    print("|---|---|---|---|---|---|")
+    floor = pipe_floor(args.build)
+    print("pipe floor: %.0f messages/s between two trivial C++ processes" % floor)
+    print("| mode | sentences/s (spout) | words/s (split -> count) | tuples delivered/s | messages/s via runtime | share of floor | runtime CPU µs/tuple | runtime core share |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, opts in [("acking on", ["topology.max.spout.pending=5000"] + extra),
                         ("acking off", ["topology.acker.executors=0"] + extra)]:
-        comps, cpu, messages, up = run(args.build, args.seconds, opts)
-        print("| %s | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
+        comps, cpu, tuples, up = run(args.build, args.seconds, opts)
+        msgs = protocol_messages(comps) / args.seconds
+        print("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |" % (
             label, comps["spout"]["emitted"] / args.seconds, comps["count"]["executed"] / args.seconds,
-            messages / args.seconds, cpu / max(messages, 1) * 1e6, cpu / up))
+            tuples / args.seconds, msgs, msgs / floor, cpu / max(tuples, 1) * 1e6, cpu / up))
 
 
 if __name__ == "__main__":
