@@ -318,6 +318,64 @@ bolts:
 )";
 }
 
+// A reliable spout written like storm.py (ids, task ids awaited, early commands kept for later)
+// gets its acks pipelined behind a `next` by default, and one command at a time with
+// sparse.spout.max.unsynced.commands: 1. Either way every tree is acked exactly once, the failed
+// ones after their replay, and the numbers of the runtime and the spout agree.
+class SpoutPipelining : public ::testing::TestWithParam<int> {};
+
+TEST_P(SpoutPipelining, StormStyleSpoutGetsEveryAckOnce) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: storm-reliable
+spouts:
+  - id: numbers
+    command: [python3, raw_components.py, storm_reliable_spout, "300"]
+    outputs: [n]
+bolts:
+  - id: check
+    command: )" + Py("FailOnceBolt") +
+                            R"(
+    outputs: [n]
+    inputs: [{from: numbers}]
+  - id: sink
+    command: )" + Py("RecordSink") +
+                            R"(
+    inputs: [{from: check}]
+)");
+  auto r =
+      sb.Run(RunArgs(sb, {"-o", "sparse.spout.max.unsynced.commands=" + std::to_string(GetParam()),
+                          "--stats-json", (sb.dir() / "stats.json").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<int, int> acks, fails;
+  for (const auto& l : sb.Lines("storm-spout-")) {
+    if (l.contains("ack")) acks[l["ack"].get<int>()]++;
+    if (l.contains("fail")) fails[l["fail"].get<int>()]++;
+  }
+  ASSERT_EQ(acks.size(), 300u) << r.err;
+  for (const auto& [n, times] : acks) EXPECT_EQ(times, 1) << "ack of " << n;
+  EXPECT_EQ(fails.size(), 30u) << "every tenth number fails once";
+  for (const auto& [n, times] : fails) {
+    EXPECT_EQ(n % 10, 0) << n;
+    EXPECT_EQ(times, 1) << n;
+  }
+  std::set<int> seen;
+  for (const auto& l : sb.Lines("sink-")) seen.insert(l["values"][0].get<int>());
+  EXPECT_EQ(seen.size(), 300u);
+  std::ifstream stats_in(sb.dir() / "stats.json");
+  const json stats = json::parse(stats_in);
+  for (const auto& c : stats["components"]) {
+    if (c["id"] == "numbers") {
+      EXPECT_EQ(c["acked"], 300);
+      EXPECT_EQ(c["failed"], 30);
+      EXPECT_EQ(c["errors"], 0);
+      EXPECT_EQ(c["restarts"], 0);
+    }
+  }
+  ExpectNoLeftovers(sb);
+}
+
+INSTANTIATE_TEST_SUITE_P(UnsyncedCommands, SpoutPipelining, ::testing::Values(1, 64));
+
 TEST(Misbehaving, ExitsAtStart) {
   Sandbox sb;
   sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, exit_at_start]"));
