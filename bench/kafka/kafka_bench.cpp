@@ -160,11 +160,17 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args) {
   long n = 0;
   std::size_t bytes = 0;
   Clock::time_point first;
+  auto last_progress = Clock::now();
   while (n < args.records) {
     sparse::kafka::MessagePtr m(rd_kafka_consumer_poll(c.get(), 100));
     if (m && !m->err) {
       if (++n == 1) first = Clock::now();
       bytes += m->len;  // touch the record, as a consumer would
+      last_progress = Clock::now();
+    } else if (Clock::now() - last_progress > std::chrono::seconds(30)) {
+      std::fprintf(stderr, "librdkafka consumer: no record for 30 s after %ld of %ld%s%s\n", n,
+                   args.records, m ? ": " : "", m ? rd_kafka_message_errstr(m.get()) : "");
+      std::exit(1);
     }
   }
   const auto end = Clock::now();
