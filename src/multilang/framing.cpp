@@ -23,7 +23,13 @@ std::size_t FindEol(const std::string& s, std::size_t from) {
 }  // namespace
 
 std::optional<std::string> MessageReader::Next() {
-  if (error_ != FrameError::kNone) return std::nullopt;
+  std::string out;
+  if (!NextInto(out)) return std::nullopt;
+  return out;
+}
+
+bool MessageReader::NextInto(std::string& out) {
+  if (error_ != FrameError::kNone) return false;
   while (scan_ < buffer_.size()) {
     if (skip_lf_) {
       skip_lf_ = false;
@@ -40,15 +46,17 @@ std::optional<std::string> MessageReader::Next() {
       if (body_.size() + (buffer_.size() - msg_start_) > max_message_bytes_) {
         error_ = FrameError::kTooLarge;
       }
-      return std::nullopt;
+      return false;
     }
     std::string_view line(buffer_.data() + msg_start_, eol - msg_start_);
     if (buffer_[eol] == '\r') skip_lf_ = true;
     scan_ = eol + 1;
     msg_start_ = scan_;
     if (line == "end") {
-      std::string out = std::move(body_);
+      out.swap(body_);
       body_.clear();
+      // Keep a grown buffer for the next message, but not one a huge message left behind.
+      if (body_.capacity() > (1u << 20)) body_ = std::string();
       body_has_line_ = false;
       // Drop consumed input once it is a good share of the buffer, to keep appends cheap.
       if (msg_start_ > 64 * 1024 || msg_start_ == buffer_.size()) {
@@ -56,14 +64,14 @@ std::optional<std::string> MessageReader::Next() {
         scan_ -= msg_start_;
         msg_start_ = 0;
       }
-      return out;
+      return true;
     }
     if (body_has_line_) body_.push_back('\n');
     body_.append(line);
     body_has_line_ = true;
     if (body_.size() > max_message_bytes_) {
       error_ = FrameError::kTooLarge;
-      return std::nullopt;
+      return false;
     }
   }
   // Everything consumed: reset the buffer so it does not grow.
@@ -71,7 +79,7 @@ std::optional<std::string> MessageReader::Next() {
     buffer_.clear();
     scan_ = msg_start_ = 0;
   }
-  return std::nullopt;
+  return false;
 }
 
 }  // namespace sparse::multilang

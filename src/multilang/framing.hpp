@@ -32,6 +32,9 @@ class MessageReader {
   // trailing newline), or nullopt if none is complete yet. On kTooLarge, error() is set and no
   // further messages are produced.
   std::optional<std::string> Next();
+  // The same into `out` (replacing its contents): with one `out` reused for every message, the
+  // buffers are swapped back and forth and no message allocates once they have grown.
+  bool NextInto(std::string& out);
 
   FrameError error() const { return error_; }
   // Bytes buffered but not yet part of a complete message.

@@ -187,8 +187,11 @@ void ShellProcess::ReadAvailable() {
     }
     reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
     LoopClock::Batch batch;
-    while (auto msg = reader_.Next()) {
-      callbacks_.on_message(*msg);
+    // One string for the whole batch (its buffer is swapped with the reader's for each
+    // message), local so that it outlives a callback that destroys this object.
+    std::string message;
+    while (reader_.NextInto(message)) {
+      callbacks_.on_message(message);
       if (!*alive) return;  // the owner may destroy us from a callback
     }
     if (reader_.error() == FrameError::kTooLarge) {
@@ -298,8 +301,11 @@ void ShellProcess::ResumeReading() {
   auto alive = alive_;
   asio::post(io_, [this, alive] {
     if (!*alive || reading_paused_) return;
-    while (auto msg = reader_.Next()) {
-      callbacks_.on_message(*msg);
+    // One string for the whole batch (its buffer is swapped with the reader's for each
+    // message), local so that it outlives a callback that destroys this object.
+    std::string message;
+    while (reader_.NextInto(message)) {
+      callbacks_.on_message(message);
       if (!*alive || reading_paused_) return;
     }
     ReadAvailable();  // the pipe may hold data that raised no new edge
@@ -357,8 +363,11 @@ void ShellProcess::CheckExited() {
   // Deliver whatever complete messages are still buffered before reporting the exit.
   if (!reading_paused_) {
     auto alive = alive_;
-    while (auto msg = reader_.Next()) {
-      callbacks_.on_message(*msg);
+    // One string for the whole batch (its buffer is swapped with the reader's for each
+    // message), local so that it outlives a callback that destroys this object.
+    std::string message;
+    while (reader_.NextInto(message)) {
+      callbacks_.on_message(message);
       if (!*alive) return;
     }
   }

@@ -23,10 +23,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string Py(const std::string& cls) {
-  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
-}
-
 std::string Cpp(const std::string& mode) {
   return "[\"" + std::string(SPARSE_CPP_MIXED) + "\", " + mode + "]";
 }
@@ -124,10 +120,6 @@ std::map<int, int> Each(int from, int to) {
 
 int TaskOf(const std::string& file, const std::string& prefix) {
   return std::stoi(file.substr(prefix.size()));
-}
-
-void ExpectNoLeftovers(const Sandbox& sb) {
-  EXPECT_TRUE(sb.ProcessesInside().empty()) << "a component outlived the runtime";
 }
 
 // (1) A C++ bolt emits on three declared streams; a Python bolt per stream records what arrives.

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -16,6 +18,14 @@ extern char** environ;
 namespace sparse::testing {
 
 namespace fs = std::filesystem;
+
+std::string Py(const std::string& cls) {
+  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
+}
+
+void ExpectNoLeftovers(const Sandbox& sb) {
+  EXPECT_TRUE(sb.ProcessesInside().empty()) << "a component outlived the runtime";
+}
 
 std::string SparseBinary() {
   return SPARSE_BINARY;

@@ -47,6 +47,11 @@ class Sandbox {
   std::filesystem::path dir_;
 };
 
+// The `command:` of a Python fixture component: a class of fixtures/components.py.
+std::string Py(const std::string& cls);
+// Fails the current test if a component process outlived the runtime.
+void ExpectNoLeftovers(const Sandbox& sb);
+
 std::string SparseBinary();
 std::string FixturesDir();
 

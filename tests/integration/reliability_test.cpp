@@ -18,10 +18,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string Py(const std::string& cls) {
-  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
-}
-
 json ReadStats(const Sandbox& sb) {
   std::ifstream in(sb.dir() / "stats.json");
   return json::parse(in);

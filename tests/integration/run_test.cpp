@@ -13,10 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Py(const std::string& cls) {
-  return "[python3, -m, sparse_multilang.run, components:" + cls + "]";
-}
-
 // Common options: where sinks write, and stop once everything is processed.
 std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run",
@@ -29,10 +25,6 @@ std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> ext
                                    "test.out=" + sb.out_dir().string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-void ExpectNoLeftovers(const Sandbox& sb) {
-  EXPECT_TRUE(sb.ProcessesInside().empty()) << "a component outlived the runtime";
 }
 
 TEST(Run, WordCountExactCounts) {
