@@ -84,19 +84,6 @@ UntilResult RunUntil(const Sandbox& sb, std::vector<std::string> extra,
   return r;
 }
 
-json ReadStats(const Sandbox& sb) {
-  std::ifstream in(sb.dir() / "stats.json");
-  return json::parse(in);
-}
-
-json Component(const json& stats, const std::string& id) {
-  for (const auto& c : stats["components"]) {
-    if (c["id"] == id) return c;
-  }
-  ADD_FAILURE() << "no component " << id << " in the stats";
-  return json::object();
-}
-
 std::string ReadText(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -198,12 +185,12 @@ bolts:
   }
 
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "numbers")["acked"], 60);
-  EXPECT_EQ(Component(stats, "numbers")["failed"], 0);
-  EXPECT_EQ(Component(stats, "fanout")["executed"], 60);
-  EXPECT_EQ(Component(stats, "fanout")["emitted"], 120);
-  EXPECT_EQ(Component(stats, "fanout")["transferred"], 60 + 120) << "evens/odds once, squares x2";
-  EXPECT_EQ(Component(stats, "squares")["executed"], 120);
+  EXPECT_EQ(StatsOf(stats, "numbers")["acked"], 60);
+  EXPECT_EQ(StatsOf(stats, "numbers")["failed"], 0);
+  EXPECT_EQ(StatsOf(stats, "fanout")["executed"], 60);
+  EXPECT_EQ(StatsOf(stats, "fanout")["emitted"], 120);
+  EXPECT_EQ(StatsOf(stats, "fanout")["transferred"], 60 + 120) << "evens/odds once, squares x2";
+  EXPECT_EQ(StatsOf(stats, "squares")["executed"], 120);
   ExpectNoLeftovers(sb);
 }
 
@@ -251,8 +238,8 @@ bolts:
   }
   EXPECT_EQ(all, Each(0, 60));
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "numbers")["acked"], 60);
-  EXPECT_EQ(Component(stats, "director")["transferred"], 60);
+  EXPECT_EQ(StatsOf(stats, "numbers")["acked"], 60);
+  EXPECT_EQ(StatsOf(stats, "director")["transferred"], 60);
   ExpectNoLeftovers(sb);
 }
 
@@ -294,8 +281,8 @@ bolts:
     }
   }
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "numbers")["acked"], 40);
-  EXPECT_EQ(Component(stats, "sink")["executed"], 40);
+  EXPECT_EQ(StatsOf(stats, "numbers")["acked"], 40);
+  EXPECT_EQ(StatsOf(stats, "sink")["executed"], 40);
   ExpectNoLeftovers(sb);
 }
 
@@ -359,10 +346,10 @@ bolts:
     }
   }
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "ticker")["executed"], 20) << "ticks are not executed tuples";
-  EXPECT_EQ(Component(stats, "ticker")["acked"], 20);
-  EXPECT_EQ(Component(stats, "ticker")["failed"], 0);
-  EXPECT_EQ(Component(stats, "numbers")["acked"], 20);
+  EXPECT_EQ(StatsOf(stats, "ticker")["executed"], 20) << "ticks are not executed tuples";
+  EXPECT_EQ(StatsOf(stats, "ticker")["acked"], 20);
+  EXPECT_EQ(StatsOf(stats, "ticker")["failed"], 0);
+  EXPECT_EQ(StatsOf(stats, "numbers")["acked"], 20);
   ExpectNoLeftovers(sb);
 }
 
@@ -388,7 +375,7 @@ bolts:
   EXPECT_EQ((r.out + r.err).find("time limit"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(Count(sb.Lines("ticker-"), "/values/0"), Each(0, 10));
   EXPECT_GE(sb.Lines("ticks-").size(), 1u) << "ticks came while the topology was idle";
-  EXPECT_EQ(Component(ReadStats(sb), "ticker")["executed"], 10);
+  EXPECT_EQ(StatsOf(ReadStats(sb), "ticker")["executed"], 10);
   ExpectNoLeftovers(sb);
 }
 
@@ -426,12 +413,12 @@ bolts:
   EXPECT_EQ(Count(sb.Lines("seen-"), "/n"), sightings);
   EXPECT_EQ(Count(sb.Lines("giveup-"), ""), multiples);
   const json stats = ReadStats(sb);
-  const json spout = Component(stats, "numbers");
+  const json spout = StatsOf(stats, "numbers");
   EXPECT_EQ(spout["acked"], 20);
   EXPECT_EQ(spout["failed"], 30) << "10 numbers failed 3 times each";
   EXPECT_EQ(spout["timed_out"], 0);
   EXPECT_EQ(spout["emitted"], 50);
-  const json picky = Component(stats, "picky");
+  const json picky = StatsOf(stats, "picky");
   EXPECT_EQ(picky["executed"], 50);
   EXPECT_EQ(picky["acked"], 20);
   EXPECT_EQ(picky["failed"], 30);
@@ -466,10 +453,10 @@ bolts:
   EXPECT_EQ(Count(sb.Lines("sink-"), "/values/0"), Each(0, 30));
   EXPECT_EQ(Count(sb.Lines("seen-"), "/n"), sightings);
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "numbers")["acked"], 30);
-  EXPECT_EQ(Component(stats, "numbers")["failed"], 20);
-  EXPECT_EQ(Component(stats, "picky")["failed"], 20);
-  EXPECT_EQ(Component(stats, "picky")["acked"], 30);
+  EXPECT_EQ(StatsOf(stats, "numbers")["acked"], 30);
+  EXPECT_EQ(StatsOf(stats, "numbers")["failed"], 20);
+  EXPECT_EQ(StatsOf(stats, "picky")["failed"], 20);
+  EXPECT_EQ(StatsOf(stats, "picky")["acked"], 30);
   ExpectNoLeftovers(sb);
 }
 
@@ -506,12 +493,12 @@ bolts:
   for (const auto& l : seen) pids.insert(l["pid"].get<int>());
   EXPECT_EQ(pids.size(), 1u) << "one process throughout: an exception does not end the bolt";
   const json stats = ReadStats(sb);
-  const json thrower = Component(stats, "thrower");
+  const json thrower = StatsOf(stats, "thrower");
   EXPECT_EQ(thrower["restarts"], 0);
   EXPECT_EQ(thrower["errors"], 1);
   EXPECT_EQ(thrower["failed"], 1);
   EXPECT_EQ(thrower["acked"], 30);
-  const json spout = Component(stats, "numbers");
+  const json spout = StatsOf(stats, "numbers");
   EXPECT_EQ(spout["acked"], 30);
   EXPECT_EQ(spout["failed"], 1);
   EXPECT_EQ(spout["timed_out"], 0);
@@ -545,12 +532,12 @@ bolts:
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count(sb.Lines("sink-"), "/values/0"), Each(0, 30));
   const json stats = ReadStats(sb);
-  const json thrower = Component(stats, "thrower");
+  const json thrower = StatsOf(stats, "thrower");
   EXPECT_EQ(thrower["restarts"], 0);
   EXPECT_EQ(thrower["errors"], 1);
   EXPECT_EQ(thrower["failed"], 0) << "auto_fail is off";
   EXPECT_EQ(thrower["acked"], 30);
-  const json spout = Component(stats, "numbers");
+  const json spout = StatsOf(stats, "numbers");
   EXPECT_EQ(spout["acked"], 30);
   EXPECT_EQ(spout["timed_out"], 1);
   EXPECT_EQ(spout["failed"], 1);
@@ -589,8 +576,8 @@ bolts:
   for (const auto& l : sb.Lines("seen-")) pids.insert(l["pid"].get<int>());
   EXPECT_EQ(pids.size(), 2u) << "the bolt ran in two processes";
   const json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "crashy")["restarts"], 1);
-  const json spout = Component(stats, "numbers");
+  EXPECT_EQ(StatsOf(stats, "crashy")["restarts"], 1);
+  const json spout = StatsOf(stats, "numbers");
   EXPECT_EQ(spout["acked"], 30);
   EXPECT_GE(spout["failed"].get<int>(), 1) << "7 at least was in flight when the bolt died";
   EXPECT_EQ(spout["timed_out"], 0) << "failed at once when the process died, not timed out";
@@ -633,13 +620,13 @@ bolts:
             (std::map<int, int>{{0, 1}, {10, 1}, {20, 1}, {30, 1}, {40, 1}}));
   EXPECT_EQ(Count(sb.Lines("sink-"), "/values/0"), Each(0, 50));
   const json stats = ReadStats(sb);
-  const json spout = Component(stats, "numbers");
+  const json spout = StatsOf(stats, "numbers");
   EXPECT_EQ(spout["emitted"], 55) << "50 numbers and 5 replays";
   EXPECT_EQ(spout["acked"], 50);
   EXPECT_EQ(spout["failed"], 5);
   EXPECT_EQ(spout["timed_out"], 0);
-  EXPECT_EQ(Component(stats, "flaky")["failed"], 5);
-  EXPECT_EQ(Component(stats, "sink")["acked"], 50);
+  EXPECT_EQ(StatsOf(stats, "flaky")["failed"], 5);
+  EXPECT_EQ(StatsOf(stats, "sink")["acked"], 50);
   ExpectNoLeftovers(sb);
 }
 

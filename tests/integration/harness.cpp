@@ -27,6 +27,19 @@ void ExpectNoLeftovers(const Sandbox& sb) {
   EXPECT_TRUE(sb.ProcessesInside().empty()) << "a component outlived the runtime";
 }
 
+nlohmann::json ReadStats(const Sandbox& sb) {
+  std::ifstream in(sb.dir() / "stats.json");
+  return nlohmann::json::parse(in);
+}
+
+nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id) {
+  for (const auto& c : stats["components"]) {
+    if (c["id"] == id) return c;
+  }
+  ADD_FAILURE() << "no component " << id << " in the stats";
+  return nlohmann::json::object();
+}
+
 std::string SparseBinary() {
   return SPARSE_BINARY;
 }

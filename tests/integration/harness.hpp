@@ -52,6 +52,11 @@ std::string Py(const std::string& cls);
 // Fails the current test if a component process outlived the runtime.
 void ExpectNoLeftovers(const Sandbox& sb);
 
+// The --stats-json file a run wrote as <sandbox>/stats.json.
+nlohmann::json ReadStats(const Sandbox& sb);
+// A component's entry in those stats; a test failure (and an empty object) if there is none.
+nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id);
+
 std::string SparseBinary();
 std::string FixturesDir();
 

@@ -18,18 +18,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-json ReadStats(const Sandbox& sb) {
-  std::ifstream in(sb.dir() / "stats.json");
-  return json::parse(in);
-}
-
-json Component(const json& stats, const std::string& id) {
-  for (const auto& c : stats["components"]) {
-    if (c["id"] == id) return c;
-  }
-  return json();
-}
-
 std::string Cmdline(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -104,10 +92,10 @@ TEST(Reliability, EveryNumberArrivesDespiteKilledBoltTasks) {
   // max.spout.pending per kill.
   EXPECT_LE(duplicates, 4 * 500);
   json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "first")["restarts"].get<int>() +
-                Component(stats, "second")["restarts"].get<int>(),
+  EXPECT_EQ(StatsOf(stats, "first")["restarts"].get<int>() +
+                StatsOf(stats, "second")["restarts"].get<int>(),
             4);
-  EXPECT_GE(Component(stats, "numbers")["acked"].get<int>(), 10000);
+  EXPECT_GE(StatsOf(stats, "numbers")["acked"].get<int>(), 10000);
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 
@@ -134,7 +122,7 @@ bolts:
   std::set<int> seen;
   for (const auto& l : sb.Lines("sink-")) seen.insert(l["values"][0].get<int>());
   EXPECT_EQ(seen.size(), 1000u);
-  json spout = Component(ReadStats(sb), "numbers");
+  json spout = StatsOf(ReadStats(sb), "numbers");
   EXPECT_EQ(spout["timed_out"], 10) << "n % 100 == 1 were never acked the first time";
   EXPECT_EQ(spout["failed"], 100 + 10) << "explicit fails plus timeouts";
   EXPECT_EQ(spout["acked"], 1000);
@@ -156,7 +144,7 @@ bolts:
   auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.count=200", "-o",
                             "topology.acker.executors=0"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json spout = Component(ReadStats(sb), "numbers");
+  json spout = StatsOf(ReadStats(sb), "numbers");
   EXPECT_EQ(spout["acked"], 200);
   EXPECT_EQ(spout["failed"], 0) << "untracked: the bolt's fails do not reach the spout";
 }
@@ -181,7 +169,7 @@ bolts:
   const double silent = std::stod(r.err.substr(pos + 40, 5));
   EXPECT_GE(silent, 2.0);
   EXPECT_LE(silent, 3.0);
-  EXPECT_GE(Component(ReadStats(sb), "hung")["restarts"].get<int>(), 1);
+  EXPECT_GE(StatsOf(ReadStats(sb), "hung")["restarts"].get<int>(), 1);
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 
@@ -203,7 +191,7 @@ bolts:
   auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.busy_s=5", "-o",
                             "topology.subprocess.timeout.secs=2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json busy = Component(ReadStats(sb), "busy");
+  json busy = StatsOf(ReadStats(sb), "busy");
   EXPECT_EQ(busy["restarts"], 0) << r.err;
   EXPECT_EQ(busy["acked"], 1);
   EXPECT_EQ(sb.Lines("busy-").size(), 1u);
@@ -230,7 +218,7 @@ bolts:
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("restarting it in"), std::string::npos);
-  EXPECT_GE(Component(ReadStats(sb), "bad")["restarts"].get<int>(), 1);
+  EXPECT_GE(StatsOf(ReadStats(sb), "bad")["restarts"].get<int>(), 1);
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 
@@ -295,8 +283,8 @@ bolts:
   EXPECT_GT(max_rss, 0);
   EXPECT_LT(max_rss, 40 * 1024) << "runtime RSS in KiB";
   json stats = ReadStats(sb);
-  EXPECT_GT(Component(stats, "numbers")["backpressure_ms"].get<int>(), 1000);
-  EXPECT_EQ(Component(stats, "slow")["failed"], 0) << "nothing dropped or failed";
+  EXPECT_GT(StatsOf(stats, "numbers")["backpressure_ms"].get<int>(), 1000);
+  EXPECT_EQ(StatsOf(stats, "slow")["failed"], 0) << "nothing dropped or failed";
 }
 
 TEST(Supervision, KillingTheRuntimeLeavesNoChild) {
@@ -321,7 +309,7 @@ TEST(Shutdown, SigtermDrainsInFlightTuples) {
     std::this_thread::sleep_for(100ms);
   ::kill(runtime, SIGTERM);
   EXPECT_EQ(sb.Wait(runtime, 40s), 0);
-  json spout = Component(ReadStats(sb), "numbers");
+  json spout = StatsOf(ReadStats(sb), "numbers");
   EXPECT_EQ(spout["emitted"], spout["acked"]) << "every emitted tree completed before stopping";
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
@@ -344,7 +332,7 @@ TEST(Supervision, KilledSpoutIsRestartedAndTheRestGoesOn) {
   ::kill(runtime, SIGTERM);
   ASSERT_EQ(sb.Wait(runtime, 40s), 0);
   json stats = ReadStats(sb);
-  EXPECT_EQ(Component(stats, "numbers")["restarts"], 1);
+  EXPECT_EQ(StatsOf(stats, "numbers")["restarts"], 1);
   EXPECT_GT(sb.Lines("sink-").size(), before + 300) << "the topology kept running";
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
