@@ -1,7 +1,5 @@
 #include "multilang/shell_process.hpp"
 
-#include "multilang/loop_clock.hpp"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,6 +12,8 @@
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <cstring>
+
+#include "multilang/loop_clock.hpp"
 
 namespace sparse::multilang {
 
