@@ -82,8 +82,7 @@ bool AppendJsonStringUtf8(std::string& out, std::string_view s) {
     if (c >= 0x20 && c < 0x80) {
       if (c == '"' || c == '\\') {
         flush(i);
-        out.push_back('\\');
-        out.push_back(static_cast<char>(c));
+        multilang::AppendJsonEscape(out, c);
         run = ++i;
       } else {
         ++i;
@@ -92,29 +91,7 @@ bool AppendJsonStringUtf8(std::string& out, std::string_view s) {
     }
     if (c < 0x20) {
       flush(i);
-      switch (c) {
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        default: {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        }
-      }
+      multilang::AppendJsonEscape(out, c);
       run = ++i;
       continue;
     }

@@ -60,6 +60,10 @@ class MessageParser {
 // Writes `s` as a JSON string literal (with quotes) to `out`.
 void AppendJsonString(std::string& out, std::string_view s);
 
+// Writes the JSON escape of one byte that must be escaped in a string: '"', '\\' or a control
+// character below 0x20 (short forms where JSON has them, \u00XX otherwise).
+void AppendJsonEscape(std::string& out, unsigned char c);
+
 // Truncates a message for error reports.
 std::string Truncate(std::string_view s, std::size_t max = 400);
 
