@@ -4,6 +4,11 @@
 // over loopback TCP. A benchmark, not a test: it prints numbers and asserts nothing.
 //
 //   kafka_bench [--records N] [--partitions P] [--value-bytes B] [--runs R]
+//               [--property KEY=VALUE]... [--only spout|raw|defaults|generator]
+//
+// The librdkafka consumer runs twice: with the consumer settings the spout uses by default (its
+// queued.min.messages, see kafka_spout.cpp), which is the comparison, and with librdkafka's own
+// defaults. --property sets a librdkafka consumer property for the spout and both consumers.
 //
 // Results and the command that produced them go to docs/benchmarks.md ("Kafka").
 #include <sys/resource.h>
@@ -39,7 +44,8 @@ struct Args {
   int partitions = 16;
   int value_bytes = 64;
   int runs = 3;
-  std::string only;  // "spout", "raw" or "generator": run just that (for profiling)
+  std::string only;  // "spout", "raw", "defaults" or "generator": run just that (for profiling)
+  std::vector<std::pair<std::string, std::string>> properties;  // --property, for every consumer
 };
 
 // The counting sink: acks every tuple; asks the cluster to stop once it saw `target`.
@@ -142,12 +148,22 @@ double CpuSeconds(int who = RUSAGE_SELF) {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-// librdkafka alone: assign every partition from the beginning, poll until N records.
-Timing RawConsumer(const std::string& bootstrap, const Args& args) {
+void SetOrDie(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
+  if (auto err = sparse::kafka::SetProperty(conf, key, value)) {
+    std::cerr << key << ": " << *err << "\n";
+    std::exit(2);
+  }
+}
+
+// librdkafka alone: assign every partition from the beginning, poll until N records. With
+// `spout_settings`, the consumer gets the properties the spout sets by default too.
+Timing RawConsumer(const std::string& bootstrap, const Args& args, bool spout_settings) {
   ConfPtr conf(rd_kafka_conf_new());
-  sparse::kafka::SetProperty(conf.get(), "bootstrap.servers", bootstrap);
-  sparse::kafka::SetProperty(conf.get(), "group.id", "bench-raw");
-  sparse::kafka::SetProperty(conf.get(), "enable.auto.commit", "false");
+  SetOrDie(conf.get(), "bootstrap.servers", bootstrap);
+  SetOrDie(conf.get(), "group.id", "bench-raw");
+  SetOrDie(conf.get(), "enable.auto.commit", "false");
+  if (spout_settings) SetOrDie(conf.get(), "queued.min.messages", "1000000");
+  for (const auto& [k, v] : args.properties) SetOrDie(conf.get(), k, v);
   std::string error;
   const auto start = Clock::now();
   const double cpu0 = CpuSeconds();
@@ -200,12 +216,16 @@ spouts:
                      R"(
       start: earliest
       max_uncommitted_offsets: 1000000
+      properties: {}
 bolts:
   - id: count
     builtin: bench_count_sink
     inputs:
       - {from: kafka, grouping: shuffle}
 )";
+  nlohmann::json props = nlohmann::json::object();
+  for (const auto& [k, v] : args.properties) props[k] = v;
+  yaml.replace(yaml.find("properties: {}"), 14, "properties: " + props.dump());
   if (generator) {
     const auto at = yaml.find("  - id: kafka");
     const auto end = yaml.find("bolts:");
@@ -244,7 +264,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const long v = std::atol(argv[i + 1]);
-    if (flag == "--only") {
+    const std::string text = argv[i + 1];
+    if (flag == "--property" && text.find('=') != std::string::npos) {
+      args.properties.emplace_back(text.substr(0, text.find('=')), text.substr(text.find('=') + 1));
+    } else if (flag == "--only") {
       args.only = argv[i + 1];
     } else if (flag == "--records") {
       args.records = v;
@@ -256,7 +279,8 @@ int main(int argc, char** argv) {
       args.runs = static_cast<int>(v);
     } else {
       std::cerr << "usage: kafka_bench [--records N] [--partitions P] [--value-bytes B] "
-                   "[--runs R] [--only spout|raw|generator]\n";
+                   "[--runs R] [--property KEY=VALUE]... "
+                   "[--only spout|raw|defaults|generator]\n";
       return 2;
     }
   }
@@ -293,19 +317,22 @@ int main(int argc, char** argv) {
             << args.partitions << " partitions...\n";
   Produce(broker->bootstrap(), args);
 
-  std::vector<Timing> raw, spout, gen;
+  std::vector<Timing> raw, raw_defaults, spout, gen;
   for (int r = 0; r < args.runs; ++r) {
     auto want = [&](const char* what) { return args.only.empty() || args.only == what; };
-    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args) : Timing{1, 1, 0, 0});
+    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args, true) : Timing{1, 1, 0, 0});
+    raw_defaults.push_back(want("defaults") ? RawConsumer(broker->bootstrap(), args, false)
+                                            : Timing{1, 1, 0, 0});
     spout.push_back(want("spout") ? SpoutTopology(broker->bootstrap(), args, r, false)
                                   : Timing{1, 1, 0, 0});
     gen.push_back(want("generator") ? SpoutTopology(broker->bootstrap(), args, r, true)
                                     : Timing{1, 1, 0, 0});
     std::cerr << "run " << r + 1 << ": librdkafka " << raw.back().total_secs << " s (cpu "
-              << raw.back().cpu_secs << "), spout " << spout.back().total_secs << " s (cpu "
-              << spout.back().cpu_secs << ", loop " << spout.back().loop_cpu_secs << "), generator "
-              << gen.back().total_secs << " s (cpu " << gen.back().cpu_secs << ", loop "
-              << gen.back().loop_cpu_secs << ")\n";
+              << raw.back().cpu_secs << "), librdkafka defaults " << raw_defaults.back().total_secs
+              << " s, spout " << spout.back().total_secs << " s (cpu " << spout.back().cpu_secs
+              << ", loop " << spout.back().loop_cpu_secs << "), generator " << gen.back().total_secs
+              << " s (cpu " << gen.back().cpu_secs << ", loop " << gen.back().loop_cpu_secs
+              << ")\n";
   }
   auto rate = [&](const std::vector<Timing>& v, double Timing::*field) {
     double best = 1e300;
@@ -320,6 +347,7 @@ int main(int argc, char** argv) {
                 rate(v, &Timing::steady_secs));
   };
   row("librdkafka consumer alone", raw);
+  row("  the same, librdkafka's defaults", raw_defaults);
   row("kafka_spout -> count sink", spout);
   row("runtime alone: generator -> count sink", gen);
   std::printf("%-38s %12.2f %12.2f\n", "ratio kafka_spout / librdkafka",

@@ -103,21 +103,16 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
            kBootstrapOverrideKey;
   }
   ConfPtr kconf(rd_kafka_conf_new());
-  if (!o_.properties.contains("enable.idempotence")) {
-    SetProperty(kconf.get(), "enable.idempotence", "true");
+  const auto& user = o_.properties;
+  SetDefault(kconf.get(), user, "enable.idempotence", "true");
+  // Give up on a delivery about when the tuple tree would time out anyway, so a record is not
+  // written long after the spout replayed its tuple.
+  const auto secs = runtime::ConfigView(&conf).Number(runtime::keys::kMessageTimeoutSecs);
+  if (secs && *secs > 0) {
+    SetDefault(kconf.get(), user, "message.timeout.ms",
+               std::to_string(static_cast<std::int64_t>(*secs * 1000)));
   }
-  if (!o_.properties.contains("message.timeout.ms")) {
-    // Give up on a delivery about when the tuple tree would time out anyway, so a record is not
-    // written long after the spout replayed its tuple.
-    const auto secs = runtime::ConfigView(&conf).Number(runtime::keys::kMessageTimeoutSecs);
-    if (secs && *secs > 0) {
-      SetProperty(kconf.get(), "message.timeout.ms",
-                  std::to_string(static_cast<std::int64_t>(*secs * 1000)));
-    }
-  }
-  if (!o_.properties.contains("client.id")) {
-    SetProperty(kconf.get(), "client.id", "sparse-kafka-bolt-" + std::to_string(task_id_));
-  }
+  SetDefault(kconf.get(), user, "client.id", "sparse-kafka-bolt-" + std::to_string(task_id_));
   if (auto err = ApplyProperties(kconf.get(), o_.properties)) return "options." + *err;
   for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
            {"bootstrap.servers", bootstrap_}, {"log.queue", "true"}}) {

@@ -365,12 +365,16 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   for (const auto& [k, v] : settings) {
     if (auto err = SetProperty(conf.get(), k, v)) return k + ": " + *err;
   }
-  if (!o_.properties.contains("auto.offset.reset")) {
-    if (auto err = SetProperty(conf.get(), "auto.offset.reset", reset)) return *err;
-  }
-  if (!o_.properties.contains("client.id")) {
-    SetProperty(conf.get(), "client.id", "sparse-kafka-spout-" + std::to_string(task_id_));
-  }
+  const auto& user = o_.properties;
+  SetDefault(conf.get(), user, "auto.offset.reset", reset);
+  SetDefault(conf.get(), user, "client.id", "sparse-kafka-spout-" + std::to_string(task_id_));
+  // librdkafka (2.0 as in Debian 12) stops fetching once its consumer queue holds
+  // queued.min.messages records (100,000 by default, counted over all partitions) and looks again
+  // only when its broker thread next wakes, up to a second later: a spout slower than the fetcher
+  // drains 100,000 records and then idles for most of that second, again and again (measured in
+  // bench/kafka: 0.5-0.9 s stalls, a third of the run). Counting on queued.max.messages.kbytes
+  // (64 MiB by default) as the bound instead keeps a second's worth of records queued.
+  SetDefault(conf.get(), user, "queued.min.messages", "1000000");
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_error_cb(conf.get(), &Session::OnError);
   rd_kafka_conf_set_log_cb(conf.get(), &Session::OnLog);
@@ -397,9 +401,7 @@ std::optional<std::string> KafkaSpout::Session::CreateDeadLetterProducer() {
            {"bootstrap.servers", bootstrap_}, {"log.queue", "true"}}) {
     if (auto err = SetProperty(conf.get(), k, v)) return k + ": " + *err;
   }
-  if (!o_.dead_letter_properties.contains("enable.idempotence")) {
-    SetProperty(conf.get(), "enable.idempotence", "true");
-  }
+  SetDefault(conf.get(), o_.dead_letter_properties, "enable.idempotence", "true");
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_error_cb(conf.get(), &Session::OnError);
   rd_kafka_conf_set_log_cb(conf.get(), &Session::OnLog);

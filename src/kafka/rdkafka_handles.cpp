@@ -35,6 +35,12 @@ std::optional<std::string> ApplyProperties(rd_kafka_conf_t* conf, const nlohmann
   return std::nullopt;
 }
 
+std::optional<std::string> SetDefault(rd_kafka_conf_t* conf, const nlohmann::json& user_props,
+                                      const std::string& key, const std::string& value) {
+  if (user_props.is_object() && user_props.contains(key)) return std::nullopt;
+  return SetProperty(conf, key, value);
+}
+
 ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error) {
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf.get(), err, sizeof err);

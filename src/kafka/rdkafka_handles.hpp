@@ -78,6 +78,11 @@ std::optional<std::string> SetProperty(rd_kafka_conf_t* conf, const std::string&
 // "properties.KEY: reason".
 std::optional<std::string> ApplyProperties(rd_kafka_conf_t* conf, const nlohmann::json& props);
 
+// sparse's default for one property: sets `key` to `value` unless the user's properties object
+// `user_props` (as given to ApplyProperties; may be null) names it, so the user always wins.
+std::optional<std::string> SetDefault(rd_kafka_conf_t* conf, const nlohmann::json& user_props,
+                                      const std::string& key, const std::string& value);
+
 // A JSON scalar as the string librdkafka's configuration takes (true -> "true", 5 -> "5").
 std::optional<std::string> PropertyText(const nlohmann::json& value);
 
