@@ -168,6 +168,15 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, bool spout_se
   const auto start = Clock::now();
   const double cpu0 = CpuSeconds();
   ClientPtr c = sparse::kafka::NewClient(RD_KAFKA_CONSUMER, std::move(conf), error);
+  {
+    // Learn the partitions' leader first, as the spout does before it assigns: assigned blind,
+    // librdkafka waits for its own metadata refresh before the first fetch.
+    const rd_kafka_metadata_t* md = nullptr;
+    sparse::kafka::TopicPtr topic(rd_kafka_topic_new(c.get(), "bench", nullptr));
+    if (rd_kafka_metadata(c.get(), 0, topic.get(), &md, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_metadata_destroy(md);
+    }
+  }
   auto list = sparse::kafka::NewPartitionList(args.partitions);
   for (int i = 0; i < args.partitions; ++i) {
     rd_kafka_topic_partition_list_add(list.get(), "bench", i)->offset = RD_KAFKA_OFFSET_BEGINNING;

@@ -43,11 +43,12 @@ class BuiltinCollector {
  public:
   virtual ~BuiltinCollector() = default;
   // Emits `values_json` (a JSON array text). Spouts pass a message id (JSON text, empty =
-  // unreliable); bolts pass anchors (ids of input tuples). Returns the receiving task ids.
-  virtual std::vector<int> Emit(const std::string& stream, std::string values_json,
-                                const std::string& message_id_json,
-                                const std::vector<std::string>& anchors,
-                                std::optional<int> direct_task) = 0;
+  // unreliable); bolts pass anchors (ids of input tuples). Returns the receiving task ids, valid
+  // until the next Emit (a reference, so the hot path allocates no list nobody reads).
+  virtual const std::vector<int>& Emit(const std::string& stream, std::string values_json,
+                                       const std::string& message_id_json,
+                                       const std::vector<std::string>& anchors,
+                                       std::optional<int> direct_task) = 0;
   virtual void Ack(const std::string& tuple_id) = 0;
   virtual void Fail(const std::string& tuple_id) = 0;
   virtual void Log(int level, const std::string& msg) = 0;

@@ -226,16 +226,16 @@ void BuiltinTask::PumpBolt() {
   stats_.pending = inflight_.size();
 }
 
-std::vector<int> BuiltinTask::Emit(const std::string& stream, std::string values_json,
-                                   const std::string& message_id_json,
-                                   const std::vector<std::string>& anchors,
-                                   std::optional<int> direct_task) {
+const std::vector<int>& BuiltinTask::Emit(const std::string& stream, std::string values_json,
+                                          const std::string& message_id_json,
+                                          const std::vector<std::string>& anchors,
+                                          std::optional<int> direct_task) {
   targets_.clear();
   auto it = cdef_.stream_index.find(stream);
   if (it == cdef_.stream_index.end()) {
     ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
     stats_.dropped++;
-    return {};
+    return targets_;
   }
   auto t = std::make_shared<EmittedTuple>();
   t->values_json = std::move(values_json);
@@ -245,14 +245,15 @@ std::vector<int> BuiltinTask::Emit(const std::string& stream, std::string values
   if (!SplitJsonArray(t->values_json, t->spans)) {
     ReportError("emit of a value that is not a JSON array: tuple dropped");
     stats_.dropped++;
-    return {};
+    return targets_;
   }
   std::optional<std::int64_t> direct;
   if (direct_task) direct = *direct_task;
   if (auto err = host_.Route(id_, *t, direct, targets_)) {
     ReportError(*err + ": tuple dropped");
     stats_.dropped++;
-    return {};
+    targets_.clear();
+    return targets_;
   }
   stats_.emitted++;
   stats_.transferred += targets_.size();

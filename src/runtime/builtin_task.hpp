@@ -35,9 +35,10 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void Deliver(InputTuple&& tuple) override;
 
   // BuiltinCollector.
-  std::vector<int> Emit(const std::string& stream, std::string values_json,
-                        const std::string& message_id_json, const std::vector<std::string>& anchors,
-                        std::optional<int> direct_task) override;
+  const std::vector<int>& Emit(const std::string& stream, std::string values_json,
+                               const std::string& message_id_json,
+                               const std::vector<std::string>& anchors,
+                               std::optional<int> direct_task) override;
   void Ack(const std::string& tuple_id) override;
   void Fail(const std::string& tuple_id) override;
   void Log(int level, const std::string& msg) override;

@@ -28,17 +28,28 @@ void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const Emit
     return;
   }
   const std::uint64_t root = host.ids().Next();
-  std::vector<std::uint64_t> edges(targets.size());
+  // The edge ids are drawn before any delivery, so the tree is registered (with their XOR) before
+  // a receiving task can ack; a spout tuple rarely goes to more than a few tasks, so they live on
+  // the stack.
+  constexpr std::size_t kInline = 8;
+  std::uint64_t inline_edges[kInline];
+  std::vector<std::uint64_t> more;
+  std::uint64_t* edges = inline_edges;
+  if (targets.size() > kInline) {
+    more.resize(targets.size());
+    edges = more.data();
+  }
   std::uint64_t all = 0;
-  for (auto& e : edges) {
-    e = host.ids().Next();
-    all ^= e;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    edges[i] = host.ids().Next();
+    all ^= edges[i];
   }
   host.acker().Init(root, all, spout_task, message_id, now);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     InputTuple in;
     in.tuple = tuple;
     in.arrived_ns = now_ns;
+    in.roots.reserve(1);
     in.roots.push_back({root, edges[i]});
     host.Deliver(targets[i], std::move(in));
   }

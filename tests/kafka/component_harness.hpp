@@ -32,12 +32,13 @@ class RecordingCollector : public runtime::BuiltinCollector {
   std::vector<std::string> fatal;
   std::map<std::string, double> gauges;
 
-  std::vector<int> Emit(const std::string& stream, std::string values_json,
-                        const std::string& message_id_json, const std::vector<std::string>&,
-                        std::optional<int>) override {
+  const std::vector<int>& Emit(const std::string& stream, std::string values_json,
+                               const std::string& message_id_json, const std::vector<std::string>&,
+                               std::optional<int>) override {
     emits.push_back({stream, nlohmann::json::parse(values_json), message_id_json});
-    return {1};
+    return targets;
   }
+  std::vector<int> targets = {1};
   void Ack(const std::string& id) override { acked.push_back(id); }
   void Fail(const std::string& id) override { failed.push_back(id); }
   void Log(int, const std::string& msg) override { logs.push_back(msg); }
