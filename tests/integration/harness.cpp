@@ -149,10 +149,12 @@ std::map<std::string, std::vector<nlohmann::json>> Sandbox::LinesByFile(
   for (const auto& e : fs::directory_iterator(out_dir())) {
     const std::string name = e.path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
-    std::ifstream in(e.path());
+    // Components may still be writing: only lines that end in a newline are whole (a buffered
+    // writer can flush half a line, and a test that polls would read it as broken JSON).
+    const std::string text = ReadFile(e.path());
     auto& lines = out[name];
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+    for (std::size_t at = 0, eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1) {
+      if (eol > at) lines.push_back(nlohmann::json::parse(text.substr(at, eol - at)));
     }
   }
   return out;

@@ -38,7 +38,7 @@ class Sandbox {
 
   // Pids of live processes whose working directory is the sandbox (the components).
   std::vector<pid_t> ProcessesInside() const;
-  // Every JSON line of the out/ files whose names start with `prefix`.
+  // Every complete (newline-ended) JSON line of the out/ files whose names start with `prefix`.
   std::vector<nlohmann::json> Lines(const std::string& prefix) const;
   // Lines grouped by file name.
   std::map<std::string, std::vector<nlohmann::json>> LinesByFile(const std::string& prefix) const;
