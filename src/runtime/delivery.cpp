@@ -49,7 +49,6 @@ void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const Emit
     InputTuple in;
     in.tuple = tuple;
     in.arrived_ns = now_ns;
-    in.roots.reserve(1);
     in.roots.push_back({root, edges[i]});
     host.Deliver(targets[i], std::move(in));
   }
