@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kafka/embedded_broker.hpp"
+#include "kafka/kafka_spout.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/register.hpp"
 #include "runtime/builtin.hpp"
@@ -162,7 +163,9 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, bool spout_se
   SetOrDie(conf.get(), "bootstrap.servers", bootstrap);
   SetOrDie(conf.get(), "group.id", "bench-raw");
   SetOrDie(conf.get(), "enable.auto.commit", "false");
-  if (spout_settings) SetOrDie(conf.get(), "queued.min.messages", "1000000");
+  if (spout_settings) {
+    SetOrDie(conf.get(), "queued.min.messages", sparse::kafka::kSpoutQueuedMinMessages);
+  }
   for (const auto& [k, v] : args.properties) SetOrDie(conf.get(), k, v);
   std::string error;
   const auto start = Clock::now();

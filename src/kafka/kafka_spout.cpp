@@ -374,7 +374,7 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   // drains 100,000 records and then idles for most of that second, again and again (measured in
   // bench/kafka: 0.5-0.9 s stalls, a third of the run). Counting on queued.max.messages.kbytes
   // (64 MiB by default) as the bound instead keeps a second's worth of records queued.
-  SetDefault(conf.get(), user, "queued.min.messages", "1000000");
+  SetDefault(conf.get(), user, "queued.min.messages", kSpoutQueuedMinMessages);
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_error_cb(conf.get(), &Session::OnError);
   rd_kafka_conf_set_log_cb(conf.get(), &Session::OnLog);
