@@ -54,7 +54,7 @@ void Acker::AbandonSpoutTask(int spout_task) {
   for (auto root : roots) Complete(trees_.find(root), TreeOutcome::kAbandoned);
 }
 
-void Acker::Complete(std::unordered_map<std::uint64_t, Tree>::iterator it, TreeOutcome outcome) {
+void Acker::Complete(PooledHashMap<std::uint64_t, Tree>::iterator it, TreeOutcome outcome) {
   Tree tree = std::move(it->second);
   trees_.erase(it);
   callback_(tree.spout_task, std::move(tree.message_id), outcome,

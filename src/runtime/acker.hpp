@@ -14,6 +14,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "runtime/pool_allocator.hpp"
+
 namespace sparse::runtime {
 
 enum class TreeOutcome { kAcked, kFailed, kTimedOut, kAbandoned };
@@ -51,11 +53,11 @@ class Acker {
     std::string message_id;
     Clock::time_point started;
   };
-  void Complete(std::unordered_map<std::uint64_t, Tree>::iterator it, TreeOutcome outcome);
+  void Complete(PooledHashMap<std::uint64_t, Tree>::iterator it, TreeOutcome outcome);
 
   std::chrono::milliseconds timeout_;
   Callback callback_;
-  std::unordered_map<std::uint64_t, Tree> trees_;
+  PooledHashMap<std::uint64_t, Tree> trees_;
   // Roots in start order; start times only grow, so expiry pops from the front. Completed roots
   // are skipped lazily. Bounded by (trees started per timeout period).
   std::deque<std::pair<Clock::time_point, std::uint64_t>> by_age_;

@@ -16,14 +16,13 @@
 #include <vector>
 
 #include "runtime/topology.hpp"
+#include "runtime/tuple.hpp"
 
 namespace boost::asio {
 class io_context;
 }
 
 namespace sparse::runtime {
-
-struct EmittedTuple;  // runtime/tuple.hpp
 
 // A tuple handed to a built-in bolt. `id` is what Ack/Fail take.
 struct BuiltinTuple {
@@ -49,6 +48,16 @@ class BuiltinCollector {
                                        const std::string& message_id_json,
                                        const std::vector<std::string>& anchors,
                                        std::optional<int> direct_task) = 0;
+  // For a spout that keeps what it emitted, to emit it again on a retry (Kafka): Prepare checks
+  // and splits the values once, as Emit does (an undeclared stream or a value that is not a JSON
+  // array is reported and gives nullptr); EmitPrepared emits the result, shared with the
+  // receivers instead of copied. `spans` may give the values' spans when the caller knows them
+  // (empty: the runtime finds them).
+  virtual std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream,
+                                                      std::string values_json,
+                                                      ValueSpans spans) = 0;
+  virtual const std::vector<int>& EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
+                                               const std::string& message_id_json) = 0;
   virtual void Ack(const std::string& tuple_id) = 0;
   virtual void Fail(const std::string& tuple_id) = 0;
   virtual void Log(int level, const std::string& msg) = 0;

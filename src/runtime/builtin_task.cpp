@@ -182,20 +182,31 @@ void BuiltinTask::Housekeeping(Clock::time_point) {
 void BuiltinTask::Deliver(InputTuple&& tuple) {
   queue_.push_back(std::move(tuple));
   stats_.queue_depth = QueueDepth();
-  if (queue_.size() == 1) {
-    auto alive = alive_;
-    boost::asio::post(host_.io(), [this, alive] {
-      if (*alive) PumpBolt();
-    });
-  }
+  SchedulePump();
+}
+
+void BuiltinTask::SchedulePump() {
+  // One pump at a time: a running pump takes whatever arrives or frees a slot meanwhile, so a
+  // bolt that acks inside Execute costs no extra turn of the loop per tuple.
+  if (pumping_ || pump_scheduled_) return;
+  pump_scheduled_ = true;
+  auto alive = alive_;
+  boost::asio::post(host_.io(), [this, alive] {
+    if (!*alive) return;
+    pump_scheduled_ = false;
+    PumpBolt();
+  });
 }
 
 void BuiltinTask::PumpBolt() {
   if (!open_) return;
   multilang::LoopClock::Batch batch;
+  pumping_ = true;
   const auto& plan = host_.plan();
   while (!queue_.empty() && (inflight_.size() < static_cast<std::size_t>(*max_pending_))) {
-    const std::uint64_t id = host_.ids().Next() >> 1;
+    // Ids only name inputs within this task (the acker's ids are the random ones), so a counter
+    // does: short ids fit in a string without allocating.
+    const std::uint64_t id = ++last_input_id_;
     InFlight& f = inflight_[id];
     f.input = std::move(queue_.front());
     queue_.pop_front();
@@ -222,8 +233,38 @@ void BuiltinTask::PumpBolt() {
     current_ = nullptr;
     if (bt.tick && inflight_.count(id)) inflight_.erase(id);  // ticks need no ack
   }
+  pumping_ = false;
   stats_.queue_depth = QueueDepth();
   stats_.pending = inflight_.size();
+}
+
+std::shared_ptr<EmittedTuple> BuiltinTask::MakeTuple(const std::string& stream,
+                                                     std::string values_json, ValueSpans spans) {
+  auto it = cdef_.stream_index.find(stream);
+  if (it == cdef_.stream_index.end()) {
+    ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
+    stats_.dropped++;
+    return nullptr;
+  }
+  auto t = std::make_shared<EmittedTuple>();
+  t->values_json = std::move(values_json);
+  t->source_task = id_;
+  t->source_component = component_;
+  t->stream = it->second;
+  if (!spans.empty()) {
+    t->spans = std::move(spans);
+  } else if (!SplitJsonArray(t->values_json, t->spans)) {
+    ReportError("emit of a value that is not a JSON array: tuple dropped");
+    stats_.dropped++;
+    return nullptr;
+  }
+  return t;
+}
+
+std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
+                                                         std::string values_json,
+                                                         ValueSpans spans) {
+  return MakeTuple(stream, std::move(values_json), std::move(spans));
 }
 
 const std::vector<int>& BuiltinTask::Emit(const std::string& stream, std::string values_json,
@@ -231,28 +272,47 @@ const std::vector<int>& BuiltinTask::Emit(const std::string& stream, std::string
                                           const std::vector<std::string>& anchors,
                                           std::optional<int> direct_task) {
   targets_.clear();
-  auto it = cdef_.stream_index.find(stream);
-  if (it == cdef_.stream_index.end()) {
-    ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
-    stats_.dropped++;
+  auto t = MakeTuple(stream, std::move(values_json), {});
+  if (!t) {
+    FailDropped(message_id_json);
     return targets_;
   }
-  auto t = std::make_shared<EmittedTuple>();
-  t->values_json = std::move(values_json);
-  t->source_task = id_;
-  t->source_component = component_;
-  t->stream = it->second;
-  if (!SplitJsonArray(t->values_json, t->spans)) {
-    ReportError("emit of a value that is not a JSON array: tuple dropped");
-    stats_.dropped++;
+  return Send(std::move(t), message_id_json, anchors, direct_task);
+}
+
+const std::vector<int>& BuiltinTask::EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
+                                                  const std::string& message_id_json) {
+  targets_.clear();
+  if (!tuple) {
+    FailDropped(message_id_json);
     return targets_;
   }
+  return Send(std::move(tuple), message_id_json, {}, std::nullopt);
+}
+
+void BuiltinTask::FailDropped(const std::string& message_id_json) {
+  // A spout's reliable tuple that could not be emitted is failed, like one that timed out, so
+  // the spout can retry or give it up: never left waiting for an ack that cannot come.
+  if (!spout_ || message_id_json.empty()) return;
+  stats_.failed++;
+  auto alive = alive_;
+  boost::asio::post(host_.io(), [this, alive, message_id_json] {
+    if (*alive && open_) impl_->Fail(message_id_json);
+  });
+}
+
+const std::vector<int>& BuiltinTask::Send(std::shared_ptr<const EmittedTuple> t,
+                                          const std::string& message_id_json,
+                                          const std::vector<std::string>& anchors,
+                                          std::optional<int> direct_task) {
+  targets_.clear();
   std::optional<std::int64_t> direct;
   if (direct_task) direct = *direct_task;
   if (auto err = host_.Route(id_, *t, direct, targets_)) {
     ReportError(*err + ": tuple dropped");
     stats_.dropped++;
     targets_.clear();
+    FailDropped(message_id_json);
     return targets_;
   }
   stats_.emitted++;
@@ -317,12 +377,7 @@ void BuiltinTask::Finish(const std::string& tuple_id, bool ack) {
   }
   // A tick is the runtime's own clock, not activity: it must not hold off --stop-when-idle.
   if (!f.input.tick) host_.NoteActivity();
-  if (!queue_.empty()) {
-    auto alive = alive_;
-    boost::asio::post(host_.io(), [this, alive] {
-      if (*alive) PumpBolt();
-    });
-  }
+  if (!queue_.empty()) SchedulePump();
 }
 
 void BuiltinTask::Ack(const std::string& tuple_id) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "runtime/builtin.hpp"
+#include "runtime/pool_allocator.hpp"
 #include "runtime/task.hpp"
 
 namespace sparse::runtime {
@@ -39,6 +40,10 @@ class BuiltinTask : public Task, public BuiltinCollector {
                                const std::string& message_id_json,
                                const std::vector<std::string>& anchors,
                                std::optional<int> direct_task) override;
+  std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream, std::string values_json,
+                                              ValueSpans spans) override;
+  const std::vector<int>& EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
+                                       const std::string& message_id_json) override;
   void Ack(const std::string& tuple_id) override;
   void Fail(const std::string& tuple_id) override;
   void Log(int level, const std::string& msg) override;
@@ -62,7 +67,17 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void ScheduleTick();
   void RunNext();
   void Finish(const std::string& tuple_id, bool ack);
+  // Emit's two halves: the tuple (null, reported and counted, when it cannot be made) and its
+  // routing and delivery.
+  std::shared_ptr<EmittedTuple> MakeTuple(const std::string& stream, std::string values_json,
+                                          ValueSpans spans);
+  const std::vector<int>& Send(std::shared_ptr<const EmittedTuple> tuple,
+                               const std::string& message_id_json,
+                               const std::vector<std::string>& anchors,
+                               std::optional<int> direct_task);
+  void FailDropped(const std::string& message_id_json);
   void PumpBolt();
+  void SchedulePump();
 
   std::unique_ptr<BuiltinComponent> impl_;
   bool open_ = false;
@@ -78,10 +93,13 @@ class BuiltinTask : public Task, public BuiltinCollector {
   boost::asio::steady_timer tick_timer_;
   std::int64_t tick_secs_ = 0;
   bool emitted_ = false;
+  bool pumping_ = false;         // PumpBolt is running
+  bool pump_scheduled_ = false;  // a PumpBolt is posted
   bool throttled_since_set_ = false;
   Clock::time_point throttled_since_{};
   std::deque<InputTuple> queue_;
-  std::unordered_map<std::uint64_t, InFlight> inflight_;
+  PooledHashMap<std::uint64_t, InFlight> inflight_;
+  std::uint64_t last_input_id_ = 0;
   InFlight* current_ = nullptr;  // bolt: the input being executed (auto-anchor target)
   std::vector<int> targets_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

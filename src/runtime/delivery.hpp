@@ -13,7 +13,7 @@ namespace sparse::runtime {
 // An input tuple an emit is anchored to: its roots, and the ack value that collects the edges
 // created from it.
 struct AnchorRef {
-  const std::vector<RootEdge>* roots;
+  const RootEdges* roots;
   std::uint64_t* ack_val;
 };
 

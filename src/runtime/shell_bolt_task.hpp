@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/pool_allocator.hpp"
 #include "runtime/shell_task.hpp"
 
 namespace sparse::runtime {
@@ -30,7 +31,7 @@ class ShellBoltTask final : public ShellTask {
 
  private:
   struct InFlight {
-    std::vector<RootEdge> roots;
+    RootEdges roots;
     std::uint64_t ack_val = 0;  // XOR of the edges emitted anchored to this input
     std::int64_t arrived_ns = 0;
     Clock::time_point written;
@@ -50,7 +51,7 @@ class ShellBoltTask final : public ShellTask {
   void UpdateBusy();
 
   std::deque<InputTuple> queue_;
-  std::unordered_map<std::uint64_t, InFlight> inflight_;
+  PooledHashMap<std::uint64_t, InFlight> inflight_;
   std::unordered_set<std::uint64_t> expired_;  // recently forgotten ids (bounded)
   std::deque<std::uint64_t> expired_order_;
   std::size_t max_pending_;

@@ -10,11 +10,8 @@ bool IsSpace(char c) {
 }
 }  // namespace
 
-bool SplitJsonArray(std::string_view s,
-                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans) {
+bool SplitJsonArray(std::string_view s, ValueSpans& spans) {
   spans.clear();
-  // Most tuples have a handful of values: one allocation instead of growing 1, 2, 4, 8.
-  if (spans.capacity() < 8) spans.reserve(8);
   std::size_t i = 0;
   const std::size_t n = s.size();
   while (i < n && IsSpace(s[i])) ++i;

@@ -5,6 +5,12 @@
 // the same EmittedTuple; each delivery adds its own acking identity (InputTuple).
 #pragma once
 
+// GCC 12 misreads small_vector's move of its inline elements as an overread (a known false
+// positive of -Wstringop-overread after inlining); the code is Boost's, not ours.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#include <boost/container/small_vector.hpp>
+#pragma GCC diagnostic pop
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,9 +20,13 @@
 
 namespace sparse::runtime {
 
+// Offset and length of each value in a tuple's JSON text. Most tuples have a handful of values:
+// they live inline, so making a tuple costs no allocation for them.
+using ValueSpans = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 8>;
+
 struct EmittedTuple {
-  std::string values_json;                                     // a JSON array
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;  // offset, length of each value
+  std::string values_json;  // a JSON array
+  ValueSpans spans;
   int source_task = 0;
   int source_component = 0;  // index into the plan's components
   int stream = 0;            // index into the plan's stream names
@@ -33,10 +43,13 @@ struct RootEdge {
   std::uint64_t root = 0;
   std::uint64_t id = 0;
 };
+// Almost every delivered tuple belongs to one tree (a spout emit, or a bolt emit anchored to one
+// input): one root inline, no allocation per delivery.
+using RootEdges = boost::container::small_vector<RootEdge, 1>;
 
 struct InputTuple {
   std::shared_ptr<const EmittedTuple> tuple;
-  std::vector<RootEdge> roots;  // empty: not tracked
+  RootEdges roots;  // empty: not tracked
   // Ticks and heartbeats are system tuples with no EmittedTuple.
   bool tick = false;
   std::int64_t tick_freq_secs = 0;
@@ -45,7 +58,6 @@ struct InputTuple {
 
 // Splits a JSON array's text into the spans of its values. Returns false if it is not an array.
 // Cheap: one pass over the bytes, tracking strings and nesting.
-bool SplitJsonArray(std::string_view array_json,
-                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans);
+bool SplitJsonArray(std::string_view array_json, ValueSpans& spans);
 
 }  // namespace sparse::runtime

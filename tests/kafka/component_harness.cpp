@@ -1,5 +1,8 @@
 #include "component_harness.hpp"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <thread>
 
 namespace sparse::kafka::testing {
@@ -58,6 +61,25 @@ bool Host::RunUntil(const std::function<bool()>& done, std::chrono::milliseconds
 void Host::RunFor(std::chrono::milliseconds d) {
   const auto deadline = std::chrono::steady_clock::now() + d;
   while (std::chrono::steady_clock::now() < deadline) Turn();
+}
+
+std::shared_ptr<const runtime::EmittedTuple> RecordingCollector::Prepare(
+    const std::string& stream, std::string values_json, runtime::ValueSpans spans) {
+  auto t = std::make_shared<runtime::EmittedTuple>();
+  t->values_json = std::move(values_json);
+  runtime::ValueSpans found;
+  if (!runtime::SplitJsonArray(t->values_json, found)) {
+    ADD_FAILURE() << "prepared values are not a JSON array: " << t->values_json;
+    return nullptr;
+  }
+  if (!spans.empty() && spans != found) {
+    ADD_FAILURE() << "the spans given for " << t->values_json << " are not the values' spans";
+  }
+  t->spans = std::move(found);
+  auto it = std::find(streams.begin(), streams.end(), stream);
+  t->stream = static_cast<int>(it - streams.begin());
+  if (it == streams.end()) streams.push_back(stream);
+  return t;
 }
 
 std::int64_t OffsetOf(const RecordingCollector::Emitted& e) {

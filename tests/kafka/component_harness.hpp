@@ -38,6 +38,18 @@ class RecordingCollector : public runtime::BuiltinCollector {
     emits.push_back({stream, nlohmann::json::parse(values_json), message_id_json});
     return targets;
   }
+  // Prepared tuples are checked as the runtime would make them: spans the spout passes must be
+  // exactly what SplitJsonArray finds.
+  std::shared_ptr<const runtime::EmittedTuple> Prepare(const std::string& stream,
+                                                       std::string values_json,
+                                                       runtime::ValueSpans spans) override;
+  const std::vector<int>& EmitPrepared(std::shared_ptr<const runtime::EmittedTuple> tuple,
+                                       const std::string& message_id_json) override {
+    emits.push_back(
+        {streams.at(tuple->stream), nlohmann::json::parse(tuple->values_json), message_id_json});
+    return targets;
+  }
+  std::vector<std::string> streams;  // by index, as prepared
   std::vector<int> targets = {1};
   void Ack(const std::string& id) override { acked.push_back(id); }
   void Fail(const std::string& id) override { failed.push_back(id); }

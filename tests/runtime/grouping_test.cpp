@@ -34,7 +34,7 @@ TEST(SplitJsonArray, Values) {
   empty.values_json = "[ ]";
   EXPECT_TRUE(SplitJsonArray(empty.values_json, empty.spans));
   EXPECT_EQ(empty.size(), 0u);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  ValueSpans spans;
   EXPECT_FALSE(SplitJsonArray("{\"a\":1}", spans));
   // Escapes: a backslash before the closing quote, an escaped backslash just before it.
   auto esc = Tuple(R"(["a\\", "b\\\"c", "\\"])");
