@@ -4,11 +4,16 @@
 // over loopback TCP. A benchmark, not a test: it prints numbers and asserts nothing.
 //
 //   kafka_bench [--records N] [--partitions P] [--value-bytes B] [--runs R]
-//               [--property KEY=VALUE]... [--only spout|raw|defaults|generator]
+//               [--property KEY=VALUE]... [--only spout|raw|defaults|batched|generator]
+//               [--timeline]
 //
-// The librdkafka consumer runs twice: with the consumer settings the spout uses by default (its
-// queued.min.messages, see kafka_spout.cpp), which is the comparison, and with librdkafka's own
-// defaults. --property sets a librdkafka consumer property for the spout and both consumers.
+// The librdkafka consumer runs three ways. "raw", the comparison: a plain consumer loop
+// (rd_kafka_consumer_poll, one message at a time, each destroyed once read, as most consumer
+// applications do) with the consumer settings the spout uses by default (its queued.min.messages,
+// see kafka_spout.cpp). "defaults": the same with librdkafka's own defaults. "batched": the same
+// loop with the spout's two data-path habits (rd_kafka_consume_batch_queue, and messages destroyed
+// on another thread by kafka::MessageReaper), the ceiling for any consumer here.
+// --property sets a librdkafka consumer property for the spout and every consumer.
 //
 // Results and the command that produced them go to docs/benchmarks.md ("Kafka").
 #include <sys/resource.h>
@@ -24,6 +29,7 @@
 
 #include "kafka/embedded_broker.hpp"
 #include "kafka/kafka_spout.hpp"
+#include "kafka/message_reaper.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/register.hpp"
 #include "runtime/builtin.hpp"
@@ -45,7 +51,7 @@ struct Args {
   int partitions = 16;
   int value_bytes = 64;
   int runs = 3;
-  std::string only;  // "spout", "raw", "defaults" or "generator": run just that (for profiling)
+  std::string only;  // "spout", "raw", "defaults", "batched", "generator": run just that
   std::vector<std::pair<std::string, std::string>> properties;  // --property, for every consumer
 };
 
@@ -56,6 +62,8 @@ long g_count = 0;
 Clock::time_point g_first_at;
 volatile std::size_t g_bytes_seen = 0;
 Clock::time_point g_done_at;
+bool g_timeline = false;                 // --timeline: print when each 5% of records arrived
+std::vector<Clock::time_point> g_marks;  // one per 5%
 
 class CountSink final : public sparse::runtime::BuiltinComponent {
  public:
@@ -69,6 +77,9 @@ class CountSink final : public sparse::runtime::BuiltinComponent {
     out_->Ack(t.id);
     if (t.tick) return;
     if (++g_count == 1) g_first_at = Clock::now();
+    if (g_timeline && g_count % std::max<long>(1, g_target / 20) == 0) {
+      g_marks.push_back(Clock::now());
+    }
     if (g_count == g_target) {
       g_done_at = Clock::now();
       g_cluster->RequestStop("all records counted");
@@ -156,14 +167,16 @@ void SetOrDie(rd_kafka_conf_t* conf, const std::string& key, const std::string& 
   }
 }
 
-// librdkafka alone: assign every partition from the beginning, poll until N records. With
-// `spout_settings`, the consumer gets the properties the spout sets by default too.
-Timing RawConsumer(const std::string& bootstrap, const Args& args, bool spout_settings) {
+enum class ConsumerMode { kSpoutSettings, kDefaults, kBatched };
+
+// librdkafka alone: assign every partition from the beginning, poll until N records (see the top
+// of the file for the modes).
+Timing RawConsumer(const std::string& bootstrap, const Args& args, ConsumerMode mode) {
   ConfPtr conf(rd_kafka_conf_new());
   SetOrDie(conf.get(), "bootstrap.servers", bootstrap);
   SetOrDie(conf.get(), "group.id", "bench-raw");
   SetOrDie(conf.get(), "enable.auto.commit", "false");
-  if (spout_settings) {
+  if (mode != ConsumerMode::kDefaults) {
     SetOrDie(conf.get(), "queued.min.messages", sparse::kafka::kSpoutQueuedMinMessages);
   }
   for (const auto& [k, v] : args.properties) SetOrDie(conf.get(), k, v);
@@ -189,6 +202,31 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, bool spout_se
   std::size_t bytes = 0;
   Clock::time_point first;
   auto last_progress = Clock::now();
+  if (mode == ConsumerMode::kBatched) {
+    sparse::kafka::QueuePtr queue(rd_kafka_queue_get_consumer(c.get()));
+    std::vector<rd_kafka_message_t*> batch(1000);
+    sparse::kafka::MessageReaper reaper;
+    while (n < args.records) {
+      const ssize_t got =
+          rd_kafka_consume_batch_queue(queue.get(), 100, batch.data(), batch.size());
+      for (ssize_t i = 0; i < got; ++i) {
+        rd_kafka_message_t* m = batch[static_cast<std::size_t>(i)];
+        if (!m->err) {
+          if (++n == 1) first = Clock::now();
+          bytes += m->len;
+        }
+        reaper.Release(m);
+      }
+      reaper.Flush();
+      if (got > 0) {
+        last_progress = Clock::now();
+      } else if (Clock::now() - last_progress > std::chrono::seconds(30)) {
+        std::fprintf(stderr, "batched consumer: no record for 30 s after %ld of %ld\n", n,
+                     args.records);
+        std::exit(1);
+      }
+    }
+  }
   while (n < args.records) {
     sparse::kafka::MessagePtr m(rd_kafka_consumer_poll(c.get(), 100));
     if (m && !m->err) {
@@ -254,12 +292,22 @@ bolts:
   g_cluster = &cluster;
   g_target = args.records;
   g_count = 0;
+  g_marks.clear();
   const auto start = Clock::now();
   const double cpu0 = CpuSeconds();
   const double loop0 = CpuSeconds(RUSAGE_THREAD);
   cluster.Run();
   const double loop_cpu = CpuSeconds(RUSAGE_THREAD) - loop0;
   g_cluster = nullptr;
+  if (g_timeline) {
+    std::cerr << (generator ? "generator" : "spout") << " timeline (ms from start at each 5%):";
+    std::cerr << " first " << std::chrono::duration<double, std::milli>(g_first_at - start).count();
+    for (const auto& m : g_marks) {
+      std::cerr << " "
+                << static_cast<long>(std::chrono::duration<double, std::milli>(m - start).count());
+    }
+    std::cerr << "\n";
+  }
   if (g_count < args.records) {
     std::cerr << "spout run counted only " << g_count << " records\n";
     std::exit(1);
@@ -273,14 +321,19 @@ bolts:
 
 int main(int argc, char** argv) {
   Args args;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
-    const long v = std::atol(argv[i + 1]);
-    const std::string text = argv[i + 1];
+    if (flag == "--timeline") {
+      g_timeline = true;
+      --i;  // takes no value
+      continue;
+    }
+    const std::string text = i + 1 < argc ? argv[i + 1] : "";
+    const long v = std::atol(text.c_str());
     if (flag == "--property" && text.find('=') != std::string::npos) {
       args.properties.emplace_back(text.substr(0, text.find('=')), text.substr(text.find('=') + 1));
     } else if (flag == "--only") {
-      args.only = argv[i + 1];
+      args.only = text;
     } else if (flag == "--records") {
       args.records = v;
     } else if (flag == "--partitions") {
@@ -292,7 +345,7 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: kafka_bench [--records N] [--partitions P] [--value-bytes B] "
                    "[--runs R] [--property KEY=VALUE]... "
-                   "[--only spout|raw|defaults|generator]\n";
+                   "[--only spout|raw|defaults|batched|generator] [--timeline]\n";
       return 2;
     }
   }
@@ -329,20 +382,26 @@ int main(int argc, char** argv) {
             << args.partitions << " partitions...\n";
   Produce(broker->bootstrap(), args);
 
-  std::vector<Timing> raw, raw_defaults, spout, gen;
+  std::vector<Timing> raw, raw_defaults, batched, spout, gen;
   for (int r = 0; r < args.runs; ++r) {
     auto want = [&](const char* what) { return args.only.empty() || args.only == what; };
-    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args, true) : Timing{1, 1, 0, 0});
-    raw_defaults.push_back(want("defaults") ? RawConsumer(broker->bootstrap(), args, false)
-                                            : Timing{1, 1, 0, 0});
+    using Mode = ConsumerMode;
+    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args, Mode::kSpoutSettings)
+                              : Timing{1, 1, 0, 0});
+    raw_defaults.push_back(want("defaults")
+                               ? RawConsumer(broker->bootstrap(), args, Mode::kDefaults)
+                               : Timing{1, 1, 0, 0});
+    batched.push_back(want("batched") ? RawConsumer(broker->bootstrap(), args, Mode::kBatched)
+                                      : Timing{1, 1, 0, 0});
     spout.push_back(want("spout") ? SpoutTopology(broker->bootstrap(), args, r, false)
                                   : Timing{1, 1, 0, 0});
     gen.push_back(want("generator") ? SpoutTopology(broker->bootstrap(), args, r, true)
                                     : Timing{1, 1, 0, 0});
     std::cerr << "run " << r + 1 << ": librdkafka " << raw.back().total_secs << " s (cpu "
               << raw.back().cpu_secs << "), librdkafka defaults " << raw_defaults.back().total_secs
-              << " s, spout " << spout.back().total_secs << " s (cpu " << spout.back().cpu_secs
-              << ", loop " << spout.back().loop_cpu_secs << "), generator " << gen.back().total_secs
+              << " s, batched " << batched.back().total_secs << " s, spout "
+              << spout.back().total_secs << " s (cpu " << spout.back().cpu_secs << ", loop "
+              << spout.back().loop_cpu_secs << "), generator " << gen.back().total_secs
               << " s (cpu " << gen.back().cpu_secs << ", loop " << gen.back().loop_cpu_secs
               << ")\n";
   }
@@ -360,10 +419,14 @@ int main(int argc, char** argv) {
   };
   row("librdkafka consumer alone", raw);
   row("  the same, librdkafka's defaults", raw_defaults);
+  row("  the same, batched, freed off-thread", batched);
   row("kafka_spout -> count sink", spout);
   row("runtime alone: generator -> count sink", gen);
   std::printf("%-38s %12.2f %12.2f\n", "ratio kafka_spout / librdkafka",
               rate(spout, &Timing::total_secs) / rate(raw, &Timing::total_secs),
               rate(spout, &Timing::steady_secs) / rate(raw, &Timing::steady_secs));
+  std::printf("%-38s %12.2f %12.2f\n", "ratio kafka_spout / batched consumer",
+              rate(spout, &Timing::total_secs) / rate(batched, &Timing::total_secs),
+              rate(spout, &Timing::steady_secs) / rate(batched, &Timing::steady_secs));
   return 0;
 }

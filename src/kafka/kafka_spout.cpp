@@ -13,6 +13,7 @@
 
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/message_reaper.hpp"
 #include "kafka/offset_tracker.hpp"
 #include "kafka/queue_wakeup.hpp"
 #include "kafka/rdkafka_handles.hpp"
@@ -43,7 +44,14 @@ std::string PartitionName(const std::string& topic, std::int32_t partition) {
 
 // Message ids are "[slot,offset]".
 std::string MessageId(std::int64_t slot, std::int64_t offset) {
-  return "[" + std::to_string(slot) + "," + std::to_string(offset) + "]";
+  // Two 64-bit numbers take at most 20 characters each; the buffer leaves room for the rest.
+  char buf[64];
+  buf[0] = '[';
+  char* p = std::to_chars(buf + 1, buf + 22, slot).ptr;
+  *p = ',';
+  p = std::to_chars(p + 1, p + 22, offset).ptr;
+  *p = ']';
+  return std::string(buf, p + 1);
 }
 
 bool ParseMessageId(const std::string& id, std::int64_t& slot, std::int64_t& offset) {
@@ -67,7 +75,7 @@ struct MetadataResult {
   std::vector<TopicInfo> topics;
 };
 
-// Runs on the helper thread (blocks up to kMetadataTimeoutMs). Always asks for every topic: a
+// Runs on the helper thread (blocks up to 2 x kMetadataTimeoutMs). Always asks for every topic: a
 // metadata request naming a topic makes brokers with auto.create.topics.enable create it, and a
 // consumer must never create the topics it reads.
 MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& topics,
@@ -85,17 +93,35 @@ MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& top
       if (name.rfind("__", 0) == 0 || !std::regex_match(name, re)) continue;
       result.topics.push_back({name, t.partition_cnt, t.err});
     }
-    return result;
-  }
-  for (const auto& name : topics) {
-    TopicInfo info{name, 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART};
-    for (int i = 0; i < md->topic_cnt; ++i) {
-      if (name == md->topics[i].topic) {
-        info.partitions = md->topics[i].partition_cnt;
-        info.err = md->topics[i].err;
+  } else {
+    for (const auto& name : topics) {
+      TopicInfo info{name, 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART};
+      for (int i = 0; i < md->topic_cnt; ++i) {
+        if (name == md->topics[i].topic) {
+          info.partitions = md->topics[i].partition_cnt;
+          info.err = md->topics[i].err;
+        }
       }
+      result.topics.push_back(info);
     }
-    result.topics.push_back(info);
+  }
+  // librdkafka only keeps leaders for topics it has a handle for. Assigned blind, a partition
+  // whose leader is not known yet at the moment its fetch starts waits for librdkafka's offset
+  // query timer (500 ms) before it reads anything (seen in bench/kafka: 14 of 16 partitions idle
+  // for 0.5 s at start). So each topic that exists gets a handle and the leaders are read again,
+  // before the partitions are assigned; librdkafka keeps what it learned after the handle goes.
+  std::vector<TopicPtr> handles;
+  for (const auto& t : result.topics) {
+    if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partitions > 0) {
+      handles.emplace_back(rd_kafka_topic_new(rk, t.name.c_str(), nullptr));
+    }
+  }
+  if (!handles.empty()) {
+    const rd_kafka_metadata_t* again = nullptr;
+    if (rd_kafka_metadata(rk, 1, nullptr, &again, kMetadataTimeoutMs) ==
+        RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_metadata_destroy(again);
+    }
   }
   return result;
 }
@@ -195,6 +221,10 @@ class KafkaSpout::Session {
   std::int64_t StartOffsetFor(const TopicPartition& tp);
   Partition* FindSlot(std::int64_t slot);
   Partition* FindOwned(const std::string& topic, std::int32_t partition);
+  // The owner of a record's partition; remembers the last answer, since records come in runs
+  // from one partition. Everything that changes owned_ calls OwnedChanged.
+  Partition* FindOwned(const rd_kafka_message_t& msg);
+  void OwnedChanged() { last_owned_ = {}; }
 
   // Pausing.
   void UpdatePause(Partition& p);
@@ -207,7 +237,7 @@ class KafkaSpout::Session {
   bool Take(MessagePtr msg, Partition& p);  // true when a tuple was emitted
   void HandleMessageError(const rd_kafka_message_t& msg);
   void Hold(MessagePtr msg);
-  void EmitRecord(Partition& p, std::int64_t offset, const std::string& values);
+  void EmitRecord(Partition& p, const PartitionOffsets::Record& rec);
   void RunDueRetries(Clock::time_point now, int& budget);
   void GiveUp(Partition& p, PartitionOffsets::Record& rec, const std::string& reason);
   void SendDeadLetter(Partition& p, PartitionOffsets::Record& rec, const std::string& reason);
@@ -242,6 +272,9 @@ class KafkaSpout::Session {
   // Records taken from librdkafka in one batch and not looked at yet, in the order it gave them.
   std::deque<MessagePtr> prefetched_;
   std::vector<rd_kafka_message_t*> batch_;
+  // Destroys emitted records' messages off the loop (declared after the handles it must not
+  // outlive; Close drains it before closing them).
+  std::unique_ptr<MessageReaper> reaper_;
   std::unique_ptr<QueueWakeup> wakeup_;  // records arrived: NextTuple now, not after a rest
   ClientPtr dead_letter_;
   std::unique_ptr<BlockingWorker> worker_;
@@ -254,6 +287,11 @@ class KafkaSpout::Session {
 
   std::unordered_map<std::int64_t, std::unique_ptr<Partition>> by_slot_;
   std::map<TopicPartition, std::int64_t> owned_;
+  struct {
+    const rd_kafka_topic_t* rkt = nullptr;
+    std::int32_t partition = -1;
+    Partition* p = nullptr;
+  } last_owned_;
   std::set<TopicPartition> started_;  // partitions that used the start position already
   std::size_t held_total_ = 0;
   std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries_;
@@ -387,6 +425,7 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   if (!consumer_) return "cannot create the Kafka consumer: " + error;
   rd_kafka_set_log_queue(consumer_.get(), nullptr);  // logs are served by rd_kafka_poll
   queue_.reset(rd_kafka_queue_get_consumer(consumer_.get()));
+  reaper_ = std::make_unique<MessageReaper>();
   wakeup_ = std::make_unique<QueueWakeup>(io_, queue_.get(), [this] { out_.Wakeup(); });
   if (auto err = wakeup_->Start()) out_.Log(3, "records are polled, not signalled: " + *err);
   return std::nullopt;
@@ -437,6 +476,7 @@ void KafkaSpout::Session::Close() {
   prefetched_.clear();
   for (auto& [_, p] : by_slot_) p->held.clear();
   held_total_ = 0;
+  reaper_.reset();  // drains
   rd_kafka_consumer_close(consumer_.get());
   PublishMetrics(Clock::now());
   wakeup_.reset();
@@ -445,6 +485,7 @@ void KafkaSpout::Session::Close() {
   dead_letter_.reset();
   by_slot_.clear();
   owned_.clear();
+  OwnedChanged();
   open_ = false;
 }
 
@@ -581,6 +622,15 @@ KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const std::string
   return it == owned_.end() ? nullptr : FindSlot(it->second);
 }
 
+KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const rd_kafka_message_t& msg) {
+  if (msg.rkt != last_owned_.rkt || msg.partition != last_owned_.partition) {
+    last_owned_.rkt = msg.rkt;
+    last_owned_.partition = msg.partition;
+    last_owned_.p = msg.rkt ? FindOwned(rd_kafka_topic_name(msg.rkt), msg.partition) : nullptr;
+  }
+  return last_owned_.p;
+}
+
 void KafkaSpout::Session::RefreshPartitions() {
   refresh_in_flight_ = true;
   rd_kafka_t* rk = consumer_.get();
@@ -648,6 +698,7 @@ KafkaSpout::Session::Partition& KafkaSpout::Session::NewPartition(const std::str
   p->name = PartitionName(topic, partition);
   Partition& ref = *p;
   owned_[{topic, partition}] = p->slot;
+  OwnedChanged();
   by_slot_[p->slot] = std::move(p);
   return ref;
 }
@@ -729,6 +780,7 @@ void KafkaSpout::Session::AssignWithOffsets(PartitionListPtr list) {
            std::string("cannot assign partitions: ") + rd_kafka_error_string(error.get()));
     for (int i = 0; i < keep->cnt; ++i)
       owned_.erase({keep->elems[i].topic, keep->elems[i].partition});
+    OwnedChanged();
     return;
   }
   std::string names;
@@ -755,6 +807,7 @@ void KafkaSpout::Session::Forget(Partition& p, const char* why) {
   out_.SetGauge("kafka.lag." + p.name, 0);
   out_.SetGauge("kafka.uncommitted." + p.name, 0);
   owned_.erase({p.topic, p.partition});
+  OwnedChanged();
   by_slot_.erase(p.slot);  // late acks for its tuples are ignored (counted as stale)
 }
 
@@ -889,7 +942,7 @@ void KafkaSpout::Session::Hold(MessagePtr msg) {
     HandleMessageError(*msg);
     return;
   }
-  Partition* p = FindOwned(rd_kafka_topic_name(msg->rkt), msg->partition);
+  Partition* p = FindOwned(*msg);
   if (!p) return;  // no longer ours; not committed, so its next owner reads it
   p->held.push_back(std::move(msg));
   ++held_total_;
@@ -918,7 +971,7 @@ MessagePtr KafkaSpout::Session::TakeMessage(Partition*& from) {
       HandleMessageError(*m);
       continue;
     }
-    Partition* p = FindOwned(rd_kafka_topic_name(m->rkt), m->partition);
+    Partition* p = FindOwned(*m);
     if (!p) continue;  // not ours any more
     if (p->capped || !p->held.empty()) {
       Hold(std::move(m));
@@ -968,6 +1021,7 @@ void KafkaSpout::Session::NextTuple() {
     if (!m) break;
     if (Take(std::move(m), *p)) --budget;
   }
+  reaper_->Flush();
 }
 
 bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
@@ -984,11 +1038,7 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
   const std::int64_t ts = rd_kafka_message_timestamp(msg.get(), &ts_type);
   if (ts >= 0) view.timestamp = ts;
 
-  std::string values;
-  values.reserve(64 + msg->len + msg->key_len);
-  const auto decode_error = encoder_.Encode(view, values);
-  PartitionOffsets::Record* rec =
-      p.offsets.Add(msg->offset, decode_error ? std::string() : std::move(values));
+  PartitionOffsets::Record* rec = p.offsets.Add(msg->offset);
   if (!rec) {
     // The partition went back in time (an offset reset after truncation): start tracking afresh;
     // acks for what was in flight are now stale.
@@ -1006,27 +1056,38 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     return Take(std::move(msg), fresh);
   }
   if (o_.give_up == GiveUp::kDeadLetter) {
-    if (view.key) rec->key = std::string(*view.key);
-    if (view.value) rec->value = std::string(*view.value);
+    rec->raw = std::make_unique<PartitionOffsets::Raw>();
+    if (view.key) rec->raw->key = std::string(*view.key);
+    if (view.value) rec->raw->value = std::string(*view.value);
   }
   if (p.offsets.Uncommitted() >= o_.max_uncommitted_offsets) {
     p.capped = true;
     commit_requested_ = true;
     UpdatePause(p);
   }
-  if (decode_error) {
+  std::string values;
+  values.reserve(64 + msg->len + msg->key_len);
+  runtime::ValueSpans spans;
+  if (const auto decode_error = encoder_.Encode(view, values, &spans)) {
     ++decode_errors_;
     GiveUp(p, *rec, "cannot decode: " + *decode_error);
     return false;
   }
-  EmitRecord(p, rec->offset, rec->values_json);
+  // The tuple is made once and kept for a retry; the message can go (see MessageReaper).
+  reaper_->Release(msg.release());
+  rec->tuple = out_.Prepare(o_.stream, std::move(values), std::move(spans));
+  if (!rec->tuple) {
+    GiveUp(p, *rec, "the runtime refused the tuple (see the error before)");
+    return false;
+  }
+  EmitRecord(p, *rec);
   return true;
 }
 
-void KafkaSpout::Session::EmitRecord(Partition& p, std::int64_t offset, const std::string& values) {
+void KafkaSpout::Session::EmitRecord(Partition& p, const PartitionOffsets::Record& rec) {
   ++in_flight_;
   ++emitted_;
-  out_.Emit(o_.stream, values, MessageId(p.slot, offset), {}, std::nullopt);
+  out_.EmitPrepared(rec.tuple, MessageId(p.slot, rec.offset));
 }
 
 void KafkaSpout::Session::RunDueRetries(Clock::time_point now, int& budget) {
@@ -1042,7 +1103,7 @@ void KafkaSpout::Session::RunDueRetries(Clock::time_point now, int& budget) {
       continue;
     }
     ++retries_done_;
-    EmitRecord(*p, rec->offset, rec->values_json);
+    EmitRecord(*p, *rec);
     --budget;
   }
 }
@@ -1114,10 +1175,12 @@ void KafkaSpout::Session::SendDeadLetter(Partition& p, PartitionOffsets::Record&
   rd_kafka_header_add(headers.get(), "sparse.error", -1, reason.data(),
                       static_cast<ssize_t>(reason.size()));
   auto ref = std::make_unique<DeadLetterRef>(DeadLetterRef{p.slot, rec.offset, reason});
-  const void* key = rec.key ? rec.key->data() : nullptr;
-  const std::size_t key_len = rec.key ? rec.key->size() : 0;
-  void* value = rec.value ? rec.value->data() : nullptr;
-  const std::size_t value_len = rec.value ? rec.value->size() : 0;
+  const std::optional<std::string>* raw_key = rec.raw ? &rec.raw->key : nullptr;
+  std::optional<std::string>* raw_value = rec.raw ? &rec.raw->value : nullptr;
+  const void* key = raw_key && *raw_key ? (*raw_key)->data() : nullptr;
+  const std::size_t key_len = raw_key && *raw_key ? (*raw_key)->size() : 0;
+  void* value = raw_value && *raw_value ? (*raw_value)->data() : nullptr;
+  const std::size_t value_len = raw_value && *raw_value ? (*raw_value)->size() : 0;
   const auto err =
       rd_kafka_producev(dead_letter_.get(), RD_KAFKA_V_TOPIC(o_.dead_letter_topic.c_str()),
                         RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),

@@ -7,32 +7,39 @@
 // committing it can never lose a record. Offsets need not be contiguous (compacted topics and
 // transaction markers leave gaps); only offsets that were added matter.
 //
-// A tracked record keeps its emitted values and its failure count, so that a retry can re-emit
-// it without fetching it again.
+// A tracked record keeps the tuple it was emitted as (shared with its receivers, not a copy) and
+// its failure count, so that a retry can emit it again without fetching it again.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "runtime/tuple.hpp"
 
 namespace sparse::kafka {
 
 class PartitionOffsets {
  public:
+  // The raw key and value of a record, kept only when a dead-letter topic may need them.
+  struct Raw {
+    std::optional<std::string> key;
+    std::optional<std::string> value;
+  };
   struct Record {
     std::int64_t offset = 0;
     bool done = false;
     int failures = 0;
-    std::string values_json;  // what was emitted; cleared once done
-    // The raw key and value, kept only when a dead-letter topic may need them.
-    std::optional<std::string> key;
-    std::optional<std::string> value;
+    std::shared_ptr<const runtime::EmittedTuple> tuple;  // what was emitted; released once done
+    std::unique_ptr<Raw> raw;                            // released once done
   };
 
-  // Adds the next record taken from the broker. Offsets must increase: returns nullptr and
-  // changes nothing for an offset at or below the last one added (a rewind; see Reset).
-  Record* Add(std::int64_t offset, std::string values_json);
+  // Adds the next record taken from the broker (the caller fills in what it keeps). Offsets must
+  // increase: returns nullptr and changes nothing for an offset at or below the last one added
+  // (a rewind; see Reset). The pointer is valid until the next Add, Done or Reset.
+  Record* Add(std::int64_t offset);
   // The record is fully processed. Returns false when it is not tracked or already done (a late
   // or duplicate ack), which changes nothing.
   bool Done(std::int64_t offset);
@@ -61,8 +68,16 @@ class PartitionOffsets {
 
  private:
   void PopDone();
+  Record& At(std::size_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  const Record& At(std::size_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }
+  void Resize(std::size_t capacity);
 
-  std::deque<Record> records_;  // ascending; the front is the first record not done
+  // Tracked records, ascending, in a ring (a power-of-two capacity that grows and shrinks with
+  // the window): records come and go in order, once per tuple, and a ring does that without an
+  // allocation each time. At(0) is the first record not done.
+  std::vector<Record> ring_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
   std::optional<std::int64_t> next_;
   std::optional<std::int64_t> first_;
   std::optional<std::int64_t> committed_;

@@ -1,5 +1,6 @@
 #include "kafka/record_codec.hpp"
 
+#include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -162,19 +163,35 @@ std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
         // Tuples travel as one line in some protocols: keep the document, drop the layout.
         out += nlohmann::json::parse(*bytes).dump();
       } else {
-        out.append(bytes->data(), bytes->size());
+        // Without the document's surrounding blanks, so the value's span is its JSON exactly.
+        std::string_view doc = *bytes;
+        while (!doc.empty() && (doc.front() == ' ' || doc.front() == '\t')) doc.remove_prefix(1);
+        while (!doc.empty() && (doc.back() == ' ' || doc.back() == '\t')) doc.remove_suffix(1);
+        out.append(doc.data(), doc.size());
       }
       return std::nullopt;
   }
   return std::string("unknown format");
 }
 
-std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out) const {
+std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out,
+                                                 runtime::ValueSpans* spans) const {
+  if (spans) spans->clear();
   out.push_back('[');
   bool first = true;
+  std::size_t value_start = 0;
+  // Separates values, and closes the span of the one before.
   auto comma = [&] {
-    if (!first) out.push_back(',');
+    if (!first) {
+      if (spans) spans->emplace_back(value_start, out.size() - value_start);
+      out.push_back(',');
+    }
     first = false;
+    value_start = out.size();
+  };
+  char digits[24];
+  auto append_int = [&](std::int64_t n) {
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
   };
   for (RecordField f : fields_) {
     comma();
@@ -183,13 +200,17 @@ std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::
         AppendJsonStringUtf8(out, record.topic);
         break;
       case RecordField::kPartition:
-        out += std::to_string(record.partition);
+        append_int(record.partition);
         break;
       case RecordField::kOffset:
-        out += std::to_string(record.offset);
+        append_int(record.offset);
         break;
       case RecordField::kTimestamp:
-        out += record.timestamp ? std::to_string(*record.timestamp) : "null";
+        if (record.timestamp) {
+          append_int(*record.timestamp);
+        } else {
+          out += "null";
+        }
         break;
       case RecordField::kKey:
         if (auto err = AppendBytes(out, record.key, key_format_, "key")) return err;
@@ -210,6 +231,7 @@ std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::
       out += it == doc.end() ? std::string("null") : it->dump();
     }
   }
+  if (spans && !first) spans->emplace_back(value_start, out.size() - value_start);
   out.push_back(']');
   return std::nullopt;
 }

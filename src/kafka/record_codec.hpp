@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kafka/options.hpp"
+#include "runtime/tuple.hpp"
 
 namespace sparse::kafka {
 
@@ -32,10 +33,12 @@ struct RecordView {
 class RecordEncoder {
  public:
   explicit RecordEncoder(const SpoutOptions& options);
-  // Appends the tuple's values (a JSON array) to `out`. On a decode error returns its
-  // description ("value is not valid UTF-8 text (value_format: string)") and leaves `out` in an
-  // unspecified state.
-  std::optional<std::string> Encode(const RecordView& record, std::string& out) const;
+  // Appends the tuple's values (a JSON array) to `out`, and when `spans` is given, sets it to the
+  // span of each value in `out` (what runtime::SplitJsonArray would find, without another pass).
+  // On a decode error returns its description ("value is not valid UTF-8 text (value_format:
+  // string)") and leaves `out` and `spans` in an unspecified state.
+  std::optional<std::string> Encode(const RecordView& record, std::string& out,
+                                    runtime::ValueSpans* spans = nullptr) const;
 
  private:
   std::optional<std::string> AppendBytes(std::string& out, std::optional<std::string_view> bytes,

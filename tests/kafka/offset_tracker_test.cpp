@@ -6,6 +6,12 @@
 namespace sparse::kafka {
 namespace {
 
+std::shared_ptr<const runtime::EmittedTuple> Tuple(std::string values) {
+  auto t = std::make_shared<runtime::EmittedTuple>();
+  t->values_json = std::move(values);
+  return t;
+}
+
 TEST(PartitionOffsets, EmptyHasNothingToCommit) {
   PartitionOffsets p;
   EXPECT_FALSE(p.CommitPoint());
@@ -16,7 +22,7 @@ TEST(PartitionOffsets, EmptyHasNothingToCommit) {
 
 TEST(PartitionOffsets, CommitPointIsFirstRecordNotDone) {
   PartitionOffsets p;
-  for (std::int64_t o = 10; o < 15; ++o) ASSERT_NE(p.Add(o, "[]"), nullptr);
+  for (std::int64_t o = 10; o < 15; ++o) ASSERT_NE(p.Add(o), nullptr);
   EXPECT_EQ(p.CommitPoint(), 10);
   EXPECT_TRUE(p.Done(11));
   EXPECT_TRUE(p.Done(12));
@@ -32,14 +38,15 @@ TEST(PartitionOffsets, CommitPointIsFirstRecordNotDone) {
 
 TEST(PartitionOffsets, FailedRecordInTheMiddleHoldsBackTheCommit) {
   PartitionOffsets p;
-  for (std::int64_t o = 0; o < 100; ++o) p.Add(o, "[" + std::to_string(o) + "]");
+  for (std::int64_t o = 0; o < 100; ++o) p.Add(o)->tuple = Tuple("[" + std::to_string(o) + "]");
   for (std::int64_t o = 0; o < 100; ++o) {
     if (o != 42) p.Done(o);
   }
   EXPECT_EQ(p.CommitPoint(), 42);
   PartitionOffsets::Record* r = p.Find(42);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->values_json, "[42]") << "kept for the retry";
+  ASSERT_NE(r->tuple, nullptr) << "kept for the retry";
+  EXPECT_EQ(r->tuple->values_json, "[42]");
   EXPECT_EQ(p.Pending(), 1u);
   p.Done(42);
   EXPECT_EQ(p.CommitPoint(), 100);
@@ -47,7 +54,7 @@ TEST(PartitionOffsets, FailedRecordInTheMiddleHoldsBackTheCommit) {
 
 TEST(PartitionOffsets, GapsInOffsetsAreFine) {
   PartitionOffsets p;
-  for (std::int64_t o : {3, 7, 8, 20}) p.Add(o, "[]");
+  for (std::int64_t o : {3, 7, 8, 20}) p.Add(o);
   p.Done(7);
   p.Done(3);
   EXPECT_EQ(p.CommitPoint(), 8);
@@ -60,8 +67,8 @@ TEST(PartitionOffsets, GapsInOffsetsAreFine) {
 
 TEST(PartitionOffsets, DuplicateAndLateAcksChangeNothing) {
   PartitionOffsets p;
-  p.Add(0, "[]");
-  p.Add(1, "[]");
+  p.Add(0);
+  p.Add(1);
   EXPECT_TRUE(p.Done(1));
   EXPECT_FALSE(p.Done(1));
   EXPECT_FALSE(p.Done(99));
@@ -71,17 +78,17 @@ TEST(PartitionOffsets, DuplicateAndLateAcksChangeNothing) {
 
 TEST(PartitionOffsets, RefusesOffsetsThatGoBack) {
   PartitionOffsets p;
-  p.Add(5, "[]");
-  EXPECT_EQ(p.Add(5, "[]"), nullptr);
-  EXPECT_EQ(p.Add(4, "[]"), nullptr);
+  p.Add(5);
+  EXPECT_EQ(p.Add(5), nullptr);
+  EXPECT_EQ(p.Add(4), nullptr);
   EXPECT_EQ(p.Pending(), 1u);
   p.Reset();
-  EXPECT_NE(p.Add(4, "[]"), nullptr);
+  EXPECT_NE(p.Add(4), nullptr);
 }
 
 TEST(PartitionOffsets, UncommittedCountsFromTheLastConfirmedCommit) {
   PartitionOffsets p;
-  for (std::int64_t o = 100; o < 110; ++o) p.Add(o, "[]");
+  for (std::int64_t o = 100; o < 110; ++o) p.Add(o);
   EXPECT_EQ(p.Uncommitted(), 10) << "from the first record when nothing was committed";
   for (std::int64_t o = 100; o < 106; ++o) p.Done(o);
   EXPECT_TRUE(p.NeedsCommit());
@@ -94,15 +101,53 @@ TEST(PartitionOffsets, UncommittedCountsFromTheLastConfirmedCommit) {
   EXPECT_EQ(p.committed(), 106) << "a late reply never moves the commit back";
 }
 
-TEST(PartitionOffsets, DoneFreesTheKeptPayload) {
+TEST(PartitionOffsets, DoneReleasesTheKeptPayload) {
   PartitionOffsets p;
-  auto* r = p.Add(0, "[\"big\"]");
-  r->key = "k";
-  r->value = "v";
-  p.Add(1, "[]");
-  p.Done(1);  // not popped (0 is pending) but its payload is dropped
+  auto* r = p.Add(0);
+  r->tuple = Tuple("[\"big\"]");
+  r->raw = std::make_unique<PartitionOffsets::Raw>(PartitionOffsets::Raw{"k", "v"});
+  auto* r1 = p.Add(1);
+  r1->tuple = Tuple("[1]");
+  std::weak_ptr<const runtime::EmittedTuple> second = r1->tuple;
+  p.Done(1);  // not popped (0 is pending) but its payload is released
   EXPECT_EQ(p.Find(1), nullptr);
-  EXPECT_EQ(p.Find(0)->key, "k");
+  EXPECT_TRUE(second.expired());
+  ASSERT_NE(p.Find(0)->raw, nullptr);
+  EXPECT_EQ(p.Find(0)->raw->key, "k");
+}
+
+TEST(PartitionOffsets, ManyRecordsInAndOutOfOrderAcrossGrowthAndShrinking) {
+  // The ring grows past its first size, wraps, and shrinks again; every record keeps its
+  // offset and payload through it, and the commit point follows the first record not done.
+  PartitionOffsets p;
+  std::int64_t next = 1000, done_below = 1000, last_added = 0;
+  for (int round = 0; round < 20; ++round) {
+    const int burst = round % 5 == 0 ? 3000 : 100;
+    for (int i = 0; i < burst; ++i, ++next) {
+      if (next % 7 == 0) continue;  // a gap, as in a compacted topic
+      p.Add(next)->tuple = Tuple("[" + std::to_string(next) + "]");
+      last_added = next;
+    }
+    // Acks arrive newest first, holding back the oldest ten.
+    for (std::int64_t o = next - 1; o >= done_below + 10; --o) {
+      if (o % 7 == 0) continue;
+      PartitionOffsets::Record* r = p.Find(o);
+      ASSERT_NE(r, nullptr) << o;
+      ASSERT_EQ(r->tuple->values_json, "[" + std::to_string(o) + "]");
+      ASSERT_TRUE(p.Done(o));
+    }
+    std::int64_t first = done_below;
+    while (first % 7 == 0) ++first;
+    EXPECT_EQ(p.CommitPoint(), first);
+    for (std::int64_t o = done_below; o < done_below + 10; ++o) {
+      if (o % 7 != 0) {
+        ASSERT_TRUE(p.Done(o)) << o;
+      }
+    }
+    EXPECT_EQ(p.CommitPoint(), last_added + 1) << "all done: one past the last record";
+    EXPECT_EQ(p.Pending(), 0u);
+    done_below = next;
+  }
 }
 
 }  // namespace

@@ -84,6 +84,34 @@ TEST(RecordEncoder, JsonFieldsPickMembers) {
   EXPECT_EQ(*err, "value is not a JSON object (json_fields)");
 }
 
+TEST(RecordEncoder, SpansAreWhatTheRuntimeWouldFind) {
+  // The spout hands the encoder's spans to the runtime instead of splitting the array again, so
+  // they must match SplitJsonArray for every kind of field: strings with escapes, numbers, null,
+  // base64, embedded JSON (blanks around a document are not part of the value), json_fields.
+  const std::vector<std::pair<nlohmann::json, RecordView>> cases = {
+      {nlohmann::json::object(), Record("k", "a \"quoted\", [bracketed] value")},
+      {{{"fields", {"key", "value", "timestamp", "offset", "partition", "topic"}}},
+       Record(std::nullopt, std::nullopt)},
+      {{{"fields", {"value"}}, {"value_format", "base64"}}, Record("k", "\x01\x02")},
+      {{{"fields", {"key", "value"}}, {"value_format", "json"}},
+       Record("k", "  {\"a\": [1, \"]\"]}\t")},
+      {{{"fields", {"offset"}}, {"json_fields", {"user", "n", "missing"}}},
+       Record(std::nullopt, R"({"user":{"name":"ann"},"n":[7,8]})")},
+      {{{"fields", nlohmann::json::array()}, {"json_fields", {"n"}}},
+       Record(std::nullopt, R"({"n":1})")},
+  };
+  for (const auto& [extra, record] : cases) {
+    RecordEncoder enc(Options(extra));
+    std::string out;
+    runtime::ValueSpans spans;
+    ASSERT_FALSE(enc.Encode(record, out, &spans)) << extra.dump();
+    runtime::ValueSpans expected;
+    ASSERT_TRUE(runtime::SplitJsonArray(out, expected)) << out;
+    EXPECT_EQ(spans, expected) << out;
+    EXPECT_EQ(spans.size(), nlohmann::json::parse(out).size()) << out;
+  }
+}
+
 TEST(Utf8, AcceptsValidRejectsInvalid) {
   EXPECT_TRUE(IsValidUtf8("plain"));
   EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
