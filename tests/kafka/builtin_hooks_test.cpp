@@ -3,6 +3,7 @@
 // trees still complete; Backpressure() is called when a spout is throttled and released.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 
 #include "runtime/builtin.hpp"
@@ -19,8 +20,10 @@ using runtime::BuiltinCollector;
 struct Record {
   int opens = 0;
   int acked = 0;
+  int failed = 0;
   int backpressure_on = 0;
   int backpressure_off = 0;
+  std::vector<std::string> executed;  // values seen by the failing-once bolt
 };
 Record g_record;
 
@@ -95,6 +98,84 @@ class SlowBolt final : public runtime::BuiltinComponent {
   std::vector<std::string> held_;
 };
 
+// Emits 3 reliable tuples to a stream it never declared (the runtime drops them) and 3 good ones.
+class StraySpout final : public runtime::BuiltinComponent {
+ public:
+  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
+                                  boost::asio::io_context&) override {
+    out_ = &out;
+    return std::nullopt;
+  }
+  void NextTuple() override {
+    if (next_ >= 6) return;
+    const std::string id = "[" + std::to_string(next_) + "]";
+    out_->Emit(next_ % 2 ? "nope" : "default", id, id, {}, std::nullopt);
+    ++next_;
+  }
+  void Ack(const std::string&) override { ++g_record.acked; }
+  void Fail(const std::string&) override { ++g_record.failed; }
+
+ private:
+  BuiltinCollector* out_ = nullptr;
+  int next_ = 0;
+};
+
+// Prepares two tuples once and emits them again, the same objects, whenever they fail.
+class RetryingSpout final : public runtime::BuiltinComponent {
+ public:
+  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
+                                  boost::asio::io_context&) override {
+    out_ = &out;
+    tuples_[0] = out.Prepare("default", "[\"a\"]", {});
+    tuples_[1] = out.Prepare("default", "[\"b\"]", {});
+    return std::nullopt;
+  }
+  void NextTuple() override {
+    for (; next_ < 2; ++next_) out_->EmitPrepared(tuples_[next_], std::to_string(next_));
+  }
+  void Ack(const std::string&) override { ++g_record.acked; }
+  void Fail(const std::string& id) override {
+    ++g_record.failed;
+    out_->EmitPrepared(tuples_[std::stoi(id)], id);
+  }
+
+ private:
+  BuiltinCollector* out_ = nullptr;
+  std::shared_ptr<const runtime::EmittedTuple> tuples_[2];
+  int next_ = 0;
+};
+
+// Fails the first time it sees a value, acks after.
+class FailOnceBolt final : public runtime::BuiltinComponent {
+ public:
+  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
+                                  boost::asio::io_context&) override {
+    out_ = &out;
+    return std::nullopt;
+  }
+  void Execute(const runtime::BuiltinTuple& t) override {
+    const std::string v(t.tuple->value(0));
+    const bool seen = std::count(g_record.executed.begin(), g_record.executed.end(), v) > 0;
+    g_record.executed.push_back(v);
+    seen ? out_->Ack(t.id) : out_->Fail(t.id);
+  }
+
+ private:
+  BuiltinCollector* out_ = nullptr;
+};
+
+runtime::RunStatus RunTopology(const std::string& yaml) {
+  const auto topology = runtime::LoadTopologyFromString(yaml, "hooks.yaml");
+  runtime::ValidateOrThrow(topology);
+  const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
+  runtime::ClusterOptions options;
+  options.handle_signals = false;
+  options.stop_when_idle = std::chrono::milliseconds(500);
+  options.run_for = std::chrono::seconds(30);
+  runtime::LocalCluster cluster(plan, options, nullptr);
+  return cluster.Run();
+}
+
 class LastStatus : public runtime::ClusterObserver {
  public:
   void OnStatus(const runtime::ClusterSnapshot& s) override { last = s; }
@@ -119,6 +200,32 @@ void RegisterHookBuiltins() {
        {},
        [](const nlohmann::json&, std::string&) { return std::vector<runtime::StreamDef>{}; },
        [](const nlohmann::json&) { return std::make_unique<AckBolt>(); }});
+  auto one_stream = [](const nlohmann::json&, std::string&) {
+    runtime::StreamDef s;
+    s.id = "default";
+    s.fields = {"v"};
+    return std::vector<runtime::StreamDef>{s};
+  };
+  auto no_stream = [](const nlohmann::json&, std::string&) {
+    return std::vector<runtime::StreamDef>{};
+  };
+  runtime::RegisterBuiltin({"hooks_stray_spout",
+                            runtime::ComponentKind::kSpout,
+                            {},
+                            one_stream,
+                            [](const nlohmann::json&) { return std::make_unique<StraySpout>(); }});
+  runtime::RegisterBuiltin(
+      {"hooks_retrying_spout",
+       runtime::ComponentKind::kSpout,
+       {},
+       one_stream,
+       [](const nlohmann::json&) { return std::make_unique<RetryingSpout>(); }});
+  runtime::RegisterBuiltin(
+      {"hooks_fail_once_bolt",
+       runtime::ComponentKind::kBolt,
+       {},
+       no_stream,
+       [](const nlohmann::json&) { return std::make_unique<FailOnceBolt>(); }});
   runtime::RegisterBuiltin(
       {"hooks_slow_bolt",
        runtime::ComponentKind::kBolt,
@@ -190,6 +297,66 @@ bolts:
   EXPECT_GT(g_record.backpressure_on, 0);
   EXPECT_EQ(g_record.backpressure_on, g_record.backpressure_off)
       << "every throttle is released (the spout finished all 20)";
+  EXPECT_EQ(g_record.acked, 20);
+}
+
+TEST(BuiltinHooks, ReliableEmitsTheRuntimeDropsAreFailedBack) {
+  RegisterHookBuiltins();
+  g_record = {};
+  EXPECT_EQ(RunTopology(R"(name: hooks
+spouts:
+  - id: stray
+    builtin: hooks_stray_spout
+bolts:
+  - id: sink
+    builtin: hooks_ack_bolt
+    inputs:
+      - {from: stray, grouping: shuffle}
+)"),
+            runtime::RunStatus::kOk);
+  EXPECT_EQ(g_record.acked, 3);
+  EXPECT_EQ(g_record.failed, 3) << "emits to an undeclared stream come back as fails";
+}
+
+TEST(BuiltinHooks, PreparedTuplesAreEmittedAgainUnchanged) {
+  RegisterHookBuiltins();
+  g_record = {};
+  EXPECT_EQ(RunTopology(R"(name: hooks
+spouts:
+  - id: retrying
+    builtin: hooks_retrying_spout
+bolts:
+  - id: sink
+    builtin: hooks_fail_once_bolt
+    inputs:
+      - {from: retrying, grouping: shuffle}
+)"),
+            runtime::RunStatus::kOk);
+  EXPECT_EQ(g_record.failed, 2);
+  EXPECT_EQ(g_record.acked, 2);
+  std::vector<std::string> seen = g_record.executed;
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"\"a\"", "\"a\"", "\"b\"", "\"b\""}));
+}
+
+TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
+  // With one tuple in flight at a time, every tuple waits for the previous ack, which comes from
+  // a timer, outside the bolt's pump: the freed slot alone must start the next execute.
+  RegisterHookBuiltins();
+  g_record = {};
+  EXPECT_EQ(RunTopology(R"(name: hooks
+config:
+  sparse.builtin.max.pending: 1
+spouts:
+  - id: flaky
+    builtin: hooks_flaky_spout
+bolts:
+  - id: sink
+    builtin: hooks_slow_bolt
+    inputs:
+      - {from: flaky, grouping: shuffle}
+)"),
+            runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
 }
 
