@@ -126,6 +126,21 @@ MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& top
   return result;
 }
 
+// What the encoder needs of a message (views into it: valid while the message lives).
+RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
+  RecordView view;
+  view.topic = topic;
+  view.partition = m.partition;
+  view.offset = m.offset;
+  if (m.key) view.key = std::string_view(static_cast<const char*>(m.key), m.key_len);
+  if (m.payload) view.value = std::string_view(static_cast<const char*>(m.payload), m.len);
+  rd_kafka_timestamp_type_t ts_type;
+  if (const std::int64_t ts = rd_kafka_message_timestamp(&m, &ts_type); ts >= 0) {
+    view.timestamp = ts;
+  }
+  return view;
+}
+
 }  // namespace
 
 class KafkaSpout::Session {
@@ -1026,17 +1041,7 @@ void KafkaSpout::Session::NextTuple() {
 
 bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
   ++records_;
-  RecordView view;
-  view.topic = p.topic;
-  view.partition = p.partition;
-  view.offset = msg->offset;
-  if (msg->key) view.key = std::string_view(static_cast<const char*>(msg->key), msg->key_len);
-  if (msg->payload) {
-    view.value = std::string_view(static_cast<const char*>(msg->payload), msg->len);
-  }
-  rd_kafka_timestamp_type_t ts_type;
-  const std::int64_t ts = rd_kafka_message_timestamp(msg.get(), &ts_type);
-  if (ts >= 0) view.timestamp = ts;
+  const RecordView view = ViewOf(*msg, p.topic);
 
   PartitionOffsets::Record* rec = p.offsets.Add(msg->offset);
   if (!rec) {
@@ -1222,18 +1227,7 @@ void KafkaSpout::Session::NextTupleAtMostOnce() {
       MessagePtr m = TakeMessage(p);
       if (!m) break;
       ++records_;
-      RecordView view;
-      view.topic = p->topic;
-      view.partition = p->partition;
-      view.offset = m->offset;
-      if (m->key) view.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload) {
-        view.value = std::string_view(static_cast<const char*>(m->payload), m->len);
-      }
-      rd_kafka_timestamp_type_t ts_type;
-      if (const auto ts = rd_kafka_message_timestamp(m.get(), &ts_type); ts >= 0) {
-        view.timestamp = ts;
-      }
+      const RecordView view = ViewOf(*m, p->topic);
       std::string values;
       if (auto err = encoder_.Encode(view, values)) {
         ++decode_errors_;
@@ -1244,7 +1238,9 @@ void KafkaSpout::Session::NextTupleAtMostOnce() {
         amo_batch_.push_back(std::move(values));
       }
       amo_offsets_[{p->topic, p->partition}] = m->offset + 1;
+      reaper_->Release(m.release());
     }
+    reaper_->Flush();
   }
   if (amo_offsets_.empty()) return;
   auto list = NewPartitionList(static_cast<int>(amo_offsets_.size()));
