@@ -164,7 +164,17 @@ class FailOnceBolt final : public runtime::BuiltinComponent {
   BuiltinCollector* out_ = nullptr;
 };
 
-runtime::RunStatus RunTopology(const std::string& yaml) {
+// A built-in spout shuffled into a built-in bolt, with optional topology config lines.
+std::string Pipeline(const std::string& spout, const std::string& bolt,
+                     const std::string& config = "") {
+  return "name: hooks\n" + (config.empty() ? "" : "config:\n" + config) +
+         "spouts:\n  - id: source\n    builtin: " + spout +
+         "\nbolts:\n  - id: sink\n    builtin: " + bolt +
+         "\n    inputs:\n      - {from: source, grouping: shuffle}\n";
+}
+
+runtime::RunStatus RunTopology(const std::string& yaml,
+                               runtime::ClusterObserver* observer = nullptr) {
   const auto topology = runtime::LoadTopologyFromString(yaml, "hooks.yaml");
   runtime::ValidateOrThrow(topology);
   const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
@@ -172,7 +182,7 @@ runtime::RunStatus RunTopology(const std::string& yaml) {
   options.handle_signals = false;
   options.stop_when_idle = std::chrono::milliseconds(500);
   options.run_for = std::chrono::seconds(30);
-  runtime::LocalCluster cluster(plan, options, nullptr);
+  runtime::LocalCluster cluster(plan, options, observer);
   return cluster.Run();
 }
 
@@ -182,86 +192,45 @@ class LastStatus : public runtime::ClusterObserver {
   runtime::ClusterSnapshot last;
 };
 
+template <class Component>
+void Register(const std::string& name, runtime::ComponentKind kind) {
+  runtime::RegisterBuiltin({name,
+                            kind,
+                            {},
+                            [kind](const nlohmann::json&, std::string&) {
+                              std::vector<runtime::StreamDef> streams;
+                              if (kind == runtime::ComponentKind::kSpout) {
+                                streams.emplace_back();
+                                streams.back().id = "default";
+                                streams.back().fields = {"v"};
+                              }
+                              return streams;
+                            },
+                            [](const nlohmann::json&) { return std::make_unique<Component>(); }});
+}
+
 void RegisterHookBuiltins() {
   if (runtime::FindBuiltin("hooks_flaky_spout")) return;
-  runtime::RegisterBuiltin({"hooks_flaky_spout",
-                            runtime::ComponentKind::kSpout,
-                            {},
-                            [](const nlohmann::json&, std::string&) {
-                              runtime::StreamDef s;
-                              s.id = "default";
-                              s.fields = {"n"};
-                              return std::vector<runtime::StreamDef>{s};
-                            },
-                            [](const nlohmann::json&) { return std::make_unique<FlakySpout>(); }});
-  runtime::RegisterBuiltin(
-      {"hooks_ack_bolt",
-       runtime::ComponentKind::kBolt,
-       {},
-       [](const nlohmann::json&, std::string&) { return std::vector<runtime::StreamDef>{}; },
-       [](const nlohmann::json&) { return std::make_unique<AckBolt>(); }});
-  auto one_stream = [](const nlohmann::json&, std::string&) {
-    runtime::StreamDef s;
-    s.id = "default";
-    s.fields = {"v"};
-    return std::vector<runtime::StreamDef>{s};
-  };
-  auto no_stream = [](const nlohmann::json&, std::string&) {
-    return std::vector<runtime::StreamDef>{};
-  };
-  runtime::RegisterBuiltin({"hooks_stray_spout",
-                            runtime::ComponentKind::kSpout,
-                            {},
-                            one_stream,
-                            [](const nlohmann::json&) { return std::make_unique<StraySpout>(); }});
-  runtime::RegisterBuiltin(
-      {"hooks_retrying_spout",
-       runtime::ComponentKind::kSpout,
-       {},
-       one_stream,
-       [](const nlohmann::json&) { return std::make_unique<RetryingSpout>(); }});
-  runtime::RegisterBuiltin(
-      {"hooks_fail_once_bolt",
-       runtime::ComponentKind::kBolt,
-       {},
-       no_stream,
-       [](const nlohmann::json&) { return std::make_unique<FailOnceBolt>(); }});
-  runtime::RegisterBuiltin(
-      {"hooks_slow_bolt",
-       runtime::ComponentKind::kBolt,
-       {},
-       [](const nlohmann::json&, std::string&) { return std::vector<runtime::StreamDef>{}; },
-       [](const nlohmann::json&) { return std::make_unique<SlowBolt>(); }});
+  using Kind = runtime::ComponentKind;
+  Register<FlakySpout>("hooks_flaky_spout", Kind::kSpout);
+  Register<StraySpout>("hooks_stray_spout", Kind::kSpout);
+  Register<RetryingSpout>("hooks_retrying_spout", Kind::kSpout);
+  Register<AckBolt>("hooks_ack_bolt", Kind::kBolt);
+  Register<FailOnceBolt>("hooks_fail_once_bolt", Kind::kBolt);
+  Register<SlowBolt>("hooks_slow_bolt", Kind::kBolt);
 }
 
 TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
   RegisterHookBuiltins();
   g_record = {};
-  const auto topology = runtime::LoadTopologyFromString(R"(name: hooks
-spouts:
-  - id: flaky
-    builtin: hooks_flaky_spout
-bolts:
-  - id: sink
-    builtin: hooks_ack_bolt
-    inputs:
-      - {from: flaky, grouping: shuffle}
-)",
-                                                        "hooks.yaml");
-  runtime::ValidateOrThrow(topology);
-  const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
-  runtime::ClusterOptions options;
-  options.handle_signals = false;
-  options.stop_when_idle = std::chrono::milliseconds(500);
-  options.run_for = std::chrono::seconds(30);
   LastStatus status;
-  runtime::LocalCluster cluster(plan, options, &status);
-  EXPECT_EQ(cluster.Run(), runtime::RunStatus::kOk);
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_ack_bolt"), &status),
+            runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.opens, 2) << "opened again after Fatal";
   EXPECT_EQ(g_record.acked, 20) << "trees emitted before the failure complete too";
   bool seen = false;
   for (const auto& c : status.last.components) {
-    if (c.id != "flaky") continue;
+    if (c.id != "source") continue;
     seen = true;
     EXPECT_EQ(c.totals.restarts, 1u);
   }
@@ -272,28 +241,10 @@ TEST(BuiltinHooks, BackpressureIsSignalledBothWays) {
   RegisterHookBuiltins();
   g_record = {};
   // A bolt queue watermark of 2 throttles the spout almost at once.
-  const auto topology = runtime::LoadTopologyFromString(R"(name: hooks
-config:
-  sparse.queue.high.watermark: 2
-  sparse.queue.low.watermark: 1
-spouts:
-  - id: flaky
-    builtin: hooks_flaky_spout
-bolts:
-  - id: sink
-    builtin: hooks_slow_bolt
-    inputs:
-      - {from: flaky, grouping: shuffle}
-)",
-                                                        "hooks.yaml");
-  runtime::ValidateOrThrow(topology);
-  const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
-  runtime::ClusterOptions options;
-  options.handle_signals = false;
-  options.stop_when_idle = std::chrono::milliseconds(500);
-  options.run_for = std::chrono::seconds(30);
-  runtime::LocalCluster cluster(plan, options, nullptr);
-  EXPECT_EQ(cluster.Run(), runtime::RunStatus::kOk);
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
+                                 "  sparse.queue.high.watermark: 2\n"
+                                 "  sparse.queue.low.watermark: 1\n")),
+            runtime::RunStatus::kOk);
   EXPECT_GT(g_record.backpressure_on, 0);
   EXPECT_EQ(g_record.backpressure_on, g_record.backpressure_off)
       << "every throttle is released (the spout finished all 20)";
@@ -303,17 +254,7 @@ bolts:
 TEST(BuiltinHooks, ReliableEmitsTheRuntimeDropsAreFailedBack) {
   RegisterHookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(R"(name: hooks
-spouts:
-  - id: stray
-    builtin: hooks_stray_spout
-bolts:
-  - id: sink
-    builtin: hooks_ack_bolt
-    inputs:
-      - {from: stray, grouping: shuffle}
-)"),
-            runtime::RunStatus::kOk);
+  EXPECT_EQ(RunTopology(Pipeline("hooks_stray_spout", "hooks_ack_bolt")), runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 3);
   EXPECT_EQ(g_record.failed, 3) << "emits to an undeclared stream come back as fails";
 }
@@ -321,16 +262,7 @@ bolts:
 TEST(BuiltinHooks, PreparedTuplesAreEmittedAgainUnchanged) {
   RegisterHookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(R"(name: hooks
-spouts:
-  - id: retrying
-    builtin: hooks_retrying_spout
-bolts:
-  - id: sink
-    builtin: hooks_fail_once_bolt
-    inputs:
-      - {from: retrying, grouping: shuffle}
-)"),
+  EXPECT_EQ(RunTopology(Pipeline("hooks_retrying_spout", "hooks_fail_once_bolt")),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.failed, 2);
   EXPECT_EQ(g_record.acked, 2);
@@ -344,18 +276,8 @@ TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
   // a timer, outside the bolt's pump: the freed slot alone must start the next execute.
   RegisterHookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(R"(name: hooks
-config:
-  sparse.builtin.max.pending: 1
-spouts:
-  - id: flaky
-    builtin: hooks_flaky_spout
-bolts:
-  - id: sink
-    builtin: hooks_slow_bolt
-    inputs:
-      - {from: flaky, grouping: shuffle}
-)"),
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
+                                 "  sparse.builtin.max.pending: 1\n")),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
 }
