@@ -20,6 +20,15 @@ class _Closed:
     """Put in the message queue when the component closes its stdout."""
 
 
+def _checked(message, command, fields):
+    if not isinstance(message, dict) or message.get("command") != command:
+        raise AssertionError("expected a %r command, got %r" % (command, message))
+    for key, value in fields.items():
+        if message.get(key) != value:
+            raise AssertionError("expected %s=%r in %r" % (key, value, message))
+    return message
+
+
 class ScriptedHost:
     """One component process. Every read has a timeout, so a bug fails instead of hanging."""
 
@@ -89,13 +98,14 @@ class ScriptedHost:
 
     def recv_command(self, command, timeout=TIMEOUT, **fields):
         """Receives the next message and checks its command and the given fields."""
+        return _checked(self.recv(timeout), command, fields)
+
+    def recv_command_after_syncs(self, command, timeout=TIMEOUT, **fields):
+        """Like recv_command, skipping the syncs a busy bolt writes as signs of life."""
         message = self.recv(timeout)
-        if not isinstance(message, dict) or message.get("command") != command:
-            raise AssertionError("expected a %r command, got %r" % (command, message))
-        for key, value in fields.items():
-            if message.get(key) != value:
-                raise AssertionError("expected %s=%r in %r" % (key, value, message))
-        return message
+        while message == {"command": "sync"}:
+            message = self.recv(timeout)
+        return _checked(message, command, fields)
 
     def assert_closed(self, timeout=TIMEOUT):
         """Checks that the component wrote nothing more and closed its stdout."""

@@ -95,6 +95,31 @@ class BoltTest(HostTestCase, unittest.TestCase):
         host.recv_command("ack", id="slow")
         host.recv_command("sync")  # the answer to hb-1
 
+    def test_output_is_not_held_while_process_runs_long(self):
+        # The protocol thread's output waits for the end of a burst of input, but never for a
+        # long process(): the emit arrives while process() still sleeps.
+        host = self.started()
+        host.send_tuple("slow", ["emit_then_sleep", "early", 3])
+        host.recv_command_after_syncs("emit", tuple=["early"], timeout=1.5)
+        host.recv_command_after_syncs("ack", id="slow")
+
+    def test_pid_is_sent_before_a_slow_initialize_returns(self):
+        host = self.start("scripted_bolt.py")
+        started = time.monotonic()
+        host.handshake(conf={"test.initialize.sleep": 3})
+        self.assertLess(time.monotonic() - started, 2.5, "the pid waited for initialize()")
+        host.recv_command_after_syncs("log")  # initialized ...
+
+    def test_a_burst_of_tuples_is_answered_in_full_and_in_order(self):
+        host = self.started()
+        burst = b"".join(
+            json.dumps({"id": str(i), "comp": "source", "stream": "default", "task": 3,
+                        "tuple": ["echo", i]}).encode() + b"\nend\n" for i in range(2000))
+        host.send_raw(burst)
+        for i in range(2000):
+            host.recv_command("emit", tuple=[i], anchors=[str(i)], need_task_ids=False)
+            host.recv_command("ack", id=str(i))
+
     def test_heartbeats_are_never_acked(self):
         host = self.started()
         host.send_heartbeat("hb")

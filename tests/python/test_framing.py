@@ -53,6 +53,17 @@ class ReaderTest(unittest.TestCase):
             with self.subTest(step=step):
                 self.assertEqual(read_all(data, step), expected)
 
+    def test_whole_buffer_and_line_by_line_agree(self):
+        # A reader holding many messages at once takes the usual "...\nend\n" frames in one
+        # search; split reads go line by line. Both must see the same messages, whatever the
+        # shapes mixed in: CRLF, multi-line documents, blank frames, "end" right at the start.
+        data = (b'end\n{"a": 1}\nend\n\n \nend\n{"b":\n [2,\n 3]}\nend\n{"c": "x"}\r\nend\r\n'
+                b'{"d": 4}\nend\n[5]\nend\n' * 3)
+        expected = [{"a": 1}, {"b": [2, 3]}, {"c": "x"}, {"d": 4}, [5]] * 3
+        for step in (None, 1, 5, 7, 64):
+            with self.subTest(step=step):
+                self.assertEqual(read_all(data, step), expected)
+
     def test_crlf_split_across_reads_is_one_terminator(self):
         # The '\r' ends a read, the '\n' comes with the next one: no empty line in between.
         r = reader(b"abc\r\ndef\r\n", step=4)

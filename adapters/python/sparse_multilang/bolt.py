@@ -6,7 +6,7 @@ import time
 import traceback
 
 from .component import Component
-from .protocol import HostGone, ProtocolError
+from .protocol import HOLD_SECONDS, HostGone, ProtocolError
 from .tuples import Tuple
 
 __all__ = ["Bolt"]
@@ -16,7 +16,9 @@ _SYNC = {"command": "sync"}
 
 class _Watchdog:
     """Keeps a busy bolt alive: while the main thread is inside ``initialize`` or a callback
-    and has written nothing for ``period`` seconds, writes ``{"command": "sync"}``.
+    and has written nothing for ``period`` seconds, writes ``{"command": "sync"}``. It also
+    flushes output the main thread held back (see protocol.HOLD_SECONDS) once it is that old,
+    so the emits of a long ``process`` call do not wait for it to return.
 
     The host counts any message as a sign of life (Storm's ShellBolt does too), so a long
     ``process`` call is not mistaken for a dead process, while a truly stuck one (or one whose
@@ -37,15 +39,18 @@ class _Watchdog:
     def _run(self):
         bolt = self._bolt
         while True:
-            time.sleep(self._period / 4)
+            time.sleep(HOLD_SECONDS)
             writer = bolt._writer
-            if writer is None or not bolt._busy:
+            if writer is None:
                 continue
-            if time.monotonic() - writer.last_write >= self._period:
-                try:
+            try:
+                held_since = writer.held_since
+                if held_since is not None and time.monotonic() - held_since >= HOLD_SECONDS:
+                    writer.flush()
+                if bolt._busy and time.monotonic() - writer.last_write >= self._period:
                     bolt._send(_SYNC)
-                except (Exception, HostGone):
-                    return
+            except (Exception, HostGone):
+                return
 
 
 def _tuple_id(tup):

@@ -42,6 +42,7 @@ class Component:
         self._connected = False
         self._log_backlog = []
         self._emit_lock = threading.Lock()  # one reply-awaiting emit at a time
+        self._protocol_thread = None  # the thread that reads the protocol (and may hold output)
         self.logger = self._make_logger()
 
     # ----------------------------------------------------------------- hooks
@@ -84,6 +85,7 @@ class Component:
             except Exception:
                 self.report_error("initialize() failed:\n" + traceback.format_exc())
                 raise SystemExit(1)
+            self._writer.flush()  # what initialize() logged
             self._loop()
         except HostGone:
             pass
@@ -114,7 +116,9 @@ class Component:
         if self._writer is None:
             raise RuntimeError("%s is not connected to a host: call run() first"
                                % type(self).__name__)
-        self._writer.send(message)
+        # What the protocol thread writes answers what it read: it may wait for the rest of the
+        # burst (flushed before the next blocking read). Other threads' messages go out at once.
+        self._writer.send(message, hold=threading.get_ident() == self._protocol_thread)
 
     def _emit_message(self, values, stream, direct_task, need_task_ids):
         if isinstance(values, tuple):
@@ -164,8 +168,9 @@ class Component:
             stdin, stdout = stdio.take_over_stdio()
             self._input_stream = self._input_stream or stdin
             self._output_stream = self._output_stream or stdout
-        self._reader = MessageReader(self._input_stream)
         self._writer = MessageWriter(self._output_stream)
+        self._reader = MessageReader(self._input_stream, before_wait=self._writer.flush)
+        self._protocol_thread = threading.get_ident()
         self._handshake()
 
     def _handshake(self):
@@ -190,6 +195,7 @@ class Component:
             sink.attach(self.log)
         if pid_file_problem:
             self.log(pid_file_problem, "warn")
+        self._writer.flush()  # the host waits for the pid; initialize() may take a while
 
     def _write_pid_file(self, pid_dir):
         if not pid_dir:
@@ -203,6 +209,11 @@ class Component:
         return None
 
     def _disconnect(self):
+        if self._writer is not None:
+            try:
+                self._writer.flush()
+            except HostGone:
+                pass
         sink = stdio.print_sink()
         if sink is not None:
             sink.flush()

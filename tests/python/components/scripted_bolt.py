@@ -11,6 +11,7 @@ from sparse_multilang import Bolt
 
 class ScriptedBolt(Bolt):
     def initialize(self, conf, context):
+        time.sleep(conf.get("test.initialize.sleep", 0))
         self.log("initialized task=%s component=%s conf=%s pid=%s" % (
             self.task_id, self.component_name, json.dumps(conf, sort_keys=True), self.pid))
 
@@ -54,6 +55,10 @@ class ScriptedBolt(Bolt):
 
     def do_raise(self, tup, message):
         raise RuntimeError(message)
+
+    def do_emit_then_sleep(self, tup, word, seconds):
+        self.emit([word], need_task_ids=False)
+        time.sleep(seconds)
 
     def do_sleep(self, tup, seconds):
         self.log("sleeping")
