@@ -18,7 +18,7 @@ BuiltinTask::BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinCom
       impl_(std::move(impl)),
       spout_(cdef_.def->is_spout()),
       next_timer_(host.io()),
-      tick_timer_(host.io()) {
+      ticks_(host.io()) {
   ConfigView conf(&cdef_.config);
   acking_ = conf.AckingEnabled();
   max_pending_ = spout_ ? conf.Int(keys::kMaxSpoutPending) : conf.Int(kBuiltinMaxPending);
@@ -46,28 +46,14 @@ void BuiltinTask::Start() {
   }
   open_ = true;
   host_.TaskReady(id_);
-  if (!spout_ && tick_secs_ > 0) ScheduleTick();
-}
-
-void BuiltinTask::ScheduleTick() {
-  auto alive = alive_;
-  tick_timer_.expires_after(std::chrono::seconds(tick_secs_));
-  tick_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !*alive || !open_) return;
-    InputTuple t;
-    t.tick = true;
-    t.tick_freq_secs = tick_secs_;
-    t.arrived_ns = NowNs();
-    Deliver(std::move(t));
-    ScheduleTick();
-  });
+  if (!spout_) ticks_.Start(tick_secs_, [this](InputTuple&& t) { Deliver(std::move(t)); });
 }
 
 void BuiltinTask::Terminate() {
   if (!open_) return;
   open_ = false;
   next_timer_.cancel();
-  tick_timer_.cancel();
+  ticks_.Stop();
   impl_->Close();
 }
 

@@ -10,6 +10,7 @@
 #include "runtime/builtin.hpp"
 #include "runtime/pool_allocator.hpp"
 #include "runtime/task.hpp"
+#include "runtime/tick_source.hpp"
 
 namespace sparse::runtime {
 
@@ -64,7 +65,6 @@ class BuiltinTask : public Task, public BuiltinCollector {
   static constexpr unsigned kLatencySampleEvery = 20;
   unsigned sample_counter_ = 0;
   void ScheduleNext(std::chrono::milliseconds delay);
-  void ScheduleTick();
   void RunNext();
   void Finish(const std::string& tuple_id, bool ack);
   // Emit's two halves: the tuple (null, reported and counted, when it cannot be made) and its
@@ -90,7 +90,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   std::optional<std::int64_t> max_pending_;
   std::chrono::milliseconds rest_;
   boost::asio::steady_timer next_timer_;
-  boost::asio::steady_timer tick_timer_;
+  TickSource ticks_;
   std::int64_t tick_secs_ = 0;
   bool emitted_ = false;
   bool pumping_ = false;         // PumpBolt is running

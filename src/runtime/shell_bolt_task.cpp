@@ -17,7 +17,7 @@ constexpr std::size_t kExpiredMemory = 65536;
 }  // namespace
 
 ShellBoltTask::ShellBoltTask(TaskHost& host, int task_id)
-    : ShellTask(host, task_id), tick_timer_(host.io()) {
+    : ShellTask(host, task_id), ticks_(host.io()) {
   ConfigView conf(&cdef_.config);
   max_pending_ = static_cast<std::size_t>(
       std::max<std::int64_t>(1, conf.Int(keys::kShellBoltMaxPending).value_or(100)));
@@ -45,21 +45,8 @@ void ShellBoltTask::SchedulePump() {
 
 void ShellBoltTask::OnReady() {
   last_heartbeat_ = Clock::now();
-  if (tick_secs_ > 0) ScheduleTick();
+  ticks_.Start(tick_secs_, [this](InputTuple&& t) { Deliver(std::move(t)); });
   Pump();
-}
-
-void ShellBoltTask::ScheduleTick() {
-  tick_timer_.expires_after(std::chrono::seconds(tick_secs_));
-  tick_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || !Ready()) return;
-    InputTuple t;
-    t.tick = true;
-    t.tick_freq_secs = tick_secs_;
-    t.arrived_ns = NowNs();
-    Deliver(std::move(t));
-    ScheduleTick();
-  });
 }
 
 void ShellBoltTask::Pump() {
@@ -256,7 +243,7 @@ void ShellBoltTask::Housekeeping(Clock::time_point now) {
 }
 
 void ShellBoltTask::OnBroken() {
-  tick_timer_.cancel();
+  ticks_.Stop();
   // Fail what the child had; keep what is still queued for the next process.
   auto& acker = host_.acker();
   for (auto& [id, f] : inflight_) {

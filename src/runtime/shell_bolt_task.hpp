@@ -14,6 +14,7 @@
 
 #include "runtime/pool_allocator.hpp"
 #include "runtime/shell_task.hpp"
+#include "runtime/tick_source.hpp"
 
 namespace sparse::runtime {
 
@@ -47,7 +48,6 @@ class ShellBoltTask final : public ShellTask {
   void HandleAckFail(multilang::ComponentMessage& msg, const std::string& raw, bool ack);
   // Looks up an input id; reports a violation unless it is unknown because it expired.
   InFlight* FindInput(const std::string& id, const std::string& raw, bool& expired);
-  void ScheduleTick();
   void UpdateBusy();
 
   std::deque<InputTuple> queue_;
@@ -58,7 +58,7 @@ class ShellBoltTask final : public ShellTask {
   std::chrono::milliseconds heartbeat_every_;
   std::chrono::milliseconds message_timeout_;
   Clock::time_point last_heartbeat_{};
-  boost::asio::steady_timer tick_timer_;
+  TickSource ticks_;
   std::int64_t tick_secs_ = 0;
   bool busy_ = false;
   Clock::time_point busy_since_{};

@@ -24,6 +24,7 @@ struct Record {
   int backpressure_on = 0;
   int backpressure_off = 0;
   std::vector<std::string> executed;  // values seen by the failing-once bolt
+  int ticks = 0;
 };
 Record g_record;
 
@@ -64,7 +65,10 @@ class AckBolt final : public runtime::BuiltinComponent {
     out_ = &out;
     return std::nullopt;
   }
-  void Execute(const runtime::BuiltinTuple& t) override { out_->Ack(t.id); }
+  void Execute(const runtime::BuiltinTuple& t) override {
+    if (t.tick && t.component == "__system" && t.stream == "__tick") ++g_record.ticks;
+    out_->Ack(t.id);
+  }
 
  private:
   BuiltinCollector* out_ = nullptr;
@@ -173,15 +177,17 @@ std::string Pipeline(const std::string& spout, const std::string& bolt,
          "\n    inputs:\n      - {from: source, grouping: shuffle}\n";
 }
 
-runtime::RunStatus RunTopology(const std::string& yaml,
-                               runtime::ClusterObserver* observer = nullptr) {
+runtime::RunStatus RunTopology(
+    const std::string& yaml, runtime::ClusterObserver* observer = nullptr,
+    std::optional<std::chrono::milliseconds> stop_when_idle = std::chrono::milliseconds(500),
+    std::chrono::milliseconds run_for = std::chrono::seconds(30)) {
   const auto topology = runtime::LoadTopologyFromString(yaml, "hooks.yaml");
   runtime::ValidateOrThrow(topology);
   const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
   runtime::ClusterOptions options;
   options.handle_signals = false;
-  options.stop_when_idle = std::chrono::milliseconds(500);
-  options.run_for = std::chrono::seconds(30);
+  options.stop_when_idle = stop_when_idle;
+  options.run_for = run_for;
   runtime::LocalCluster cluster(plan, options, observer);
   return cluster.Run();
 }
@@ -280,6 +286,18 @@ TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
                                  "  sparse.builtin.max.pending: 1\n")),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
+}
+
+TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
+  RegisterHookBuiltins();
+  g_record = {};
+  // Ticks every second over a 2.5 s run (ticks are not activity: the run goes to its end).
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_ack_bolt",
+                                 "  topology.tick.tuple.freq.secs: 1\n"),
+                        nullptr, std::nullopt, std::chrono::milliseconds(2500)),
+            runtime::RunStatus::kOk);
+  EXPECT_GE(g_record.ticks, 1);
+  EXPECT_EQ(g_record.acked, 20) << "ticks are not tuples of the spout";
 }
 
 }  // namespace
