@@ -73,13 +73,14 @@ struct TopicInfo {
 struct MetadataResult {
   rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
   std::vector<TopicInfo> topics;
+  std::vector<std::string> referenced;  // topics librdkafka now tracks (see FetchMetadata)
 };
 
 // Runs on the helper thread (blocks up to 2 x kMetadataTimeoutMs). Always asks for every topic: a
 // metadata request naming a topic makes brokers with auto.create.topics.enable create it, and a
 // consumer must never create the topics it reads.
 MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& topics,
-                             const std::string& pattern) {
+                             const std::string& pattern, const std::set<std::string>& referenced) {
   MetadataResult result;
   const rd_kafka_metadata_t* raw = nullptr;
   result.err = rd_kafka_metadata(rk, 1, nullptr, &raw, kMetadataTimeoutMs);
@@ -109,11 +110,13 @@ MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& top
   // whose leader is not known yet at the moment its fetch starts waits for librdkafka's offset
   // query timer (500 ms) before it reads anything (seen in bench/kafka: 14 of 16 partitions idle
   // for 0.5 s at start). So each topic that exists gets a handle and the leaders are read again,
-  // before the partitions are assigned; librdkafka keeps what it learned after the handle goes.
+  // before the partitions are assigned; librdkafka keeps what it learned after the handle goes,
+  // so each topic needs this once.
   std::vector<TopicPtr> handles;
   for (const auto& t : result.topics) {
-    if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partitions > 0) {
+    if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partitions > 0 && !referenced.count(t.name)) {
       handles.emplace_back(rd_kafka_topic_new(rk, t.name.c_str(), nullptr));
+      result.referenced.push_back(t.name);
     }
   }
   if (!handles.empty()) {
@@ -307,7 +310,8 @@ class KafkaSpout::Session {
     std::int32_t partition = -1;
     Partition* p = nullptr;
   } last_owned_;
-  std::set<TopicPartition> started_;  // partitions that used the start position already
+  std::set<TopicPartition> started_;         // partitions that used the start position already
+  std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
   std::size_t held_total_ = 0;
   std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries_;
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
@@ -497,6 +501,7 @@ void KafkaSpout::Session::Close() {
   wakeup_.reset();
   queue_.reset();
   consumer_.reset();
+  referenced_topics_.clear();  // a new consumer knows no topic
   dead_letter_.reset();
   by_slot_.clear();
   owned_.clear();
@@ -649,14 +654,16 @@ KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const rd_kafka_me
 void KafkaSpout::Session::RefreshPartitions() {
   refresh_in_flight_ = true;
   rd_kafka_t* rk = consumer_.get();
-  worker_->Submit([this, rk, topics = o_.topics, pattern = o_.topic_pattern] {
-    MetadataResult result = FetchMetadata(rk, topics, pattern);
-    return [this, result = std::move(result)] { OnMetadata(result); };
-  });
+  worker_->Submit(
+      [this, rk, topics = o_.topics, pattern = o_.topic_pattern, referenced = referenced_topics_] {
+        MetadataResult result = FetchMetadata(rk, topics, pattern, referenced);
+        return [this, result = std::move(result)] { OnMetadata(result); };
+      });
 }
 
 void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
   refresh_in_flight_ = false;
+  referenced_topics_.insert(result.referenced.begin(), result.referenced.end());
   next_refresh_ = Clock::now() + std::chrono::milliseconds(o_.partition_refresh_ms);
   if (result.err) {
     Report("metadata", "cannot read topic metadata from " + bootstrap_ + ": " +
