@@ -92,16 +92,8 @@ class KafkaBolt::Session {
 };
 
 std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) {
-  bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers);
-  if (bootstrap_.empty() && o_.properties.contains("bootstrap.servers")) {
-    bootstrap_ = PropertyText(o_.properties["bootstrap.servers"]).value_or("");
-  }
-  if (bootstrap_.empty()) {
-    return std::string(
-               "no Kafka bootstrap servers: set options.bootstrap_servers, or the config "
-               "key ") +
-           kBootstrapOverrideKey;
-  }
+  bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
+  if (bootstrap_.empty()) return MissingBootstrapError();
   ConfPtr kconf(rd_kafka_conf_new());
   const auto& user = o_.properties;
   SetDefault(kconf.get(), user, "enable.idempotence", "true");

@@ -358,17 +358,8 @@ class KafkaSpout::Session {
 // Open / close
 
 std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf) {
-  bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers);
-  if (bootstrap_.empty() && o_.properties.contains("bootstrap.servers")) {
-    bootstrap_ = PropertyText(o_.properties["bootstrap.servers"]).value_or("");
-  }
-  if (bootstrap_.empty()) {
-    return std::string(
-               "no Kafka bootstrap servers: set options.bootstrap_servers, or the config "
-               "key ") +
-           kBootstrapOverrideKey + " (e.g. sparse run -o " + kBootstrapOverrideKey +
-           "=localhost:9092)";
-  }
+  bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
+  if (bootstrap_.empty()) return MissingBootstrapError();
   for (const char* reserved : {"enable.auto.commit", "enable.auto.offset.store", "group.id"}) {
     if (o_.properties.contains(reserved)) {
       return std::string("options.properties.") + reserved +

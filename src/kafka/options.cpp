@@ -4,6 +4,8 @@
 #include <regex>
 #include <set>
 
+#include "kafka/rdkafka_handles.hpp"
+
 namespace sparse::kafka {
 
 namespace {
@@ -375,14 +377,26 @@ std::optional<BoltOptions> ParseBoltOptions(const nlohmann::json& options, std::
   return o;
 }
 
-std::string EffectiveBootstrap(const nlohmann::json& conf, const std::string& from_options) {
+std::string EffectiveBootstrap(const nlohmann::json& conf, const std::string& from_options,
+                               const nlohmann::json& properties) {
   if (conf.is_object()) {
     auto it = conf.find(kBootstrapOverrideKey);
     if (it != conf.end() && it->is_string() && !it->get<std::string>().empty()) {
       return it->get<std::string>();
     }
   }
-  return from_options;
+  if (!from_options.empty()) return from_options;
+  if (properties.is_object() && properties.contains("bootstrap.servers")) {
+    return PropertyText(properties["bootstrap.servers"]).value_or("");
+  }
+  return "";
+}
+
+std::string MissingBootstrapError() {
+  return std::string(
+             "no Kafka bootstrap servers: set options.bootstrap_servers, or the config key ") +
+         kBootstrapOverrideKey + " (e.g. sparse run -o " + kBootstrapOverrideKey +
+         "=localhost:9092)";
 }
 
 }  // namespace sparse::kafka

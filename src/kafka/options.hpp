@@ -115,8 +115,11 @@ std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std
 std::optional<BoltOptions> ParseBoltOptions(const nlohmann::json& options, std::string& error);
 
 // The bootstrap servers to use: the kafka.bootstrap.servers config key when set, else the
-// option. Empty when neither is set.
-std::string EffectiveBootstrap(const nlohmann::json& conf, const std::string& from_options);
+// option, else a bootstrap.servers entry of the librdkafka `properties`. Empty when none is set
+// (then MissingBootstrapError says what to do).
+std::string EffectiveBootstrap(const nlohmann::json& conf, const std::string& from_options,
+                               const nlohmann::json& properties = nlohmann::json::object());
+std::string MissingBootstrapError();
 
 const char* RecordFieldName(RecordField f);
 

@@ -114,5 +114,14 @@ TEST(Bootstrap, ConfigKeyOverridesTheOption) {
   EXPECT_EQ(EffectiveBootstrap(json::object(), "o:2"), "o:2");
 }
 
+TEST(Bootstrap, LibrdkafkaPropertyIsTheLastResort) {
+  const json props{{"bootstrap.servers", "p:3"}};
+  EXPECT_EQ(EffectiveBootstrap(json::object(), "", props), "p:3");
+  EXPECT_EQ(EffectiveBootstrap(json::object(), "o:2", props), "o:2");
+  EXPECT_EQ(EffectiveBootstrap(json{{"kafka.bootstrap.servers", "h:1"}}, "", props), "h:1");
+  EXPECT_EQ(EffectiveBootstrap(json::object(), ""), "");
+  EXPECT_NE(MissingBootstrapError().find("kafka.bootstrap.servers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sparse::kafka
