@@ -1,5 +1,7 @@
 #include "runtime/local_cluster.hpp"
 
+#include <algorithm>
+
 #include <signal.h>
 
 #include <boost/asio/post.hpp>
@@ -360,7 +362,11 @@ void LocalCluster::BeginStop(const std::string& reason) {
 
 void LocalCluster::CheckDrained() {
   if (state_ != State::kDraining) return;
-  if (AllIdle()) {
+  // Deactivated spouts may still answer a `next` written before the deactivation: its emits
+  // start trees too, so the drain also waits for every spout's last `sync`.
+  const bool settled = std::all_of(tasks_.begin() + 1, tasks_.end(),
+                                   [](const auto& t) { return !t || t->Settled(); });
+  if (settled && AllIdle()) {
     TerminateAll();
     return;
   }

@@ -30,6 +30,7 @@ class ShellSpoutTask final : public ShellTask {
   void TreeDone(std::string message_id, TreeOutcome outcome) override;
   void Wake() override { Pump(); }
   void Housekeeping(Clock::time_point now) override;
+  bool Settled() const override { return !Ready() || (unsynced_.empty() && control_.empty()); }
 
  private:
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;

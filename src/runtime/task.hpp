@@ -106,6 +106,9 @@ class Task {
   virtual pid_t pid() const { return -1; }
   // Tuples waiting in the runtime for this task, plus in flight to it.
   virtual std::size_t QueueDepth() const { return 0; }
+  // Every command written to the component has been answered, so nothing it was asked can still
+  // produce a tuple (a shell spout's `next` may emit until its `sync`). The drain waits for it.
+  virtual bool Settled() const { return true; }
   virtual bool Ready() const = 0;
   // Bolts: total time with at least one tuple in flight to the component (for capacity).
   virtual double BusyMs(Clock::time_point /*now*/) const { return 0; }

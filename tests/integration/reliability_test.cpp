@@ -314,6 +314,25 @@ TEST(Shutdown, SigtermDrainsInFlightTuples) {
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 
+TEST(Shutdown, DrainWaitsForTheSpoutsUnansweredNext) {
+  // Each next_tuple sleeps 0.5 s before it emits: the stop comes while a `next` is unanswered.
+  // Its emit still starts a tree, so the drain waits for the spout's `sync` and completes that
+  // tree too, instead of stopping with it half done.
+  Sandbox sb;
+  std::string topo = kPipeline;
+  topo.replace(topo.find("components:NumberSpout"), 22, "components:SlowNextSpout");
+  sb.Write("topo.yaml", topo);
+  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=1000"}));
+  for (int i = 0; i < 100 && sb.Lines("sink-").empty(); ++i) std::this_thread::sleep_for(100ms);
+  ASSERT_FALSE(sb.Lines("sink-").empty());
+  ::kill(runtime, SIGTERM);
+  EXPECT_EQ(sb.Wait(runtime, 40s), 0);
+  json spout = StatsOf(ReadStats(sb), "numbers");
+  EXPECT_GE(spout["emitted"].get<int>(), 2) << "the answer to the last `next` was taken";
+  EXPECT_EQ(spout["emitted"], spout["acked"]) << "every emitted tree completed before stopping";
+  EXPECT_EQ(sb.Lines("sink-").size(), spout["emitted"].get<std::size_t>());
+}
+
 TEST(Supervision, KilledSpoutIsRestartedAndTheRestGoesOn) {
   Sandbox sb;
   sb.Write("topo.yaml", kPipeline);
