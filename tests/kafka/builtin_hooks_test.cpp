@@ -28,14 +28,26 @@ struct Record {
 };
 Record g_record;
 
-// Emits 20 tuples with message ids; in its first life it reports a fatal error after 5.
-class FlakySpout final : public runtime::BuiltinComponent {
+// Keeps the collector; each test component adds its hooks (and may extend Open).
+class Base : public runtime::BuiltinComponent {
  public:
   std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
                                   boost::asio::io_context&) override {
     out_ = &out;
-    ++g_record.opens;
     return std::nullopt;
+  }
+
+ protected:
+  BuiltinCollector* out_ = nullptr;
+};
+
+// Emits 20 tuples with message ids; in its first life it reports a fatal error after 5.
+class FlakySpout final : public Base {
+ public:
+  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
+                                  boost::asio::io_context& io) override {
+    ++g_record.opens;
+    return Base::Open({}, 0, 0, 0, out, io);
   }
   void NextTuple() override {
     if (next_ >= 20 || failed_now_) return;
@@ -53,36 +65,26 @@ class FlakySpout final : public runtime::BuiltinComponent {
   }
 
  private:
-  BuiltinCollector* out_ = nullptr;
   int next_ = 0;  // kept across the restart: the object is reopened, not recreated
   bool failed_now_ = false;
 };
 
-class AckBolt final : public runtime::BuiltinComponent {
+class AckBolt final : public Base {
  public:
-  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
-                                  boost::asio::io_context&) override {
-    out_ = &out;
-    return std::nullopt;
-  }
   void Execute(const runtime::BuiltinTuple& t) override {
     if (t.tick && t.component == "__system" && t.stream == "__tick") ++g_record.ticks;
     out_->Ack(t.id);
   }
-
- private:
-  BuiltinCollector* out_ = nullptr;
 };
 
 // Acks what it holds every 20 ms: a slow bolt, so its queue crosses the watermark.
-class SlowBolt final : public runtime::BuiltinComponent {
+class SlowBolt final : public Base {
  public:
   std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
                                   boost::asio::io_context& io) override {
-    out_ = &out;
     timer_ = std::make_unique<boost::asio::steady_timer>(io);
     Arm();
-    return std::nullopt;
+    return Base::Open({}, 0, 0, 0, out, io);
   }
   void Execute(const runtime::BuiltinTuple& t) override { held_.push_back(t.id); }
   void Close() override { timer_.reset(); }
@@ -97,19 +99,13 @@ class SlowBolt final : public runtime::BuiltinComponent {
       Arm();
     });
   }
-  BuiltinCollector* out_ = nullptr;
   std::unique_ptr<boost::asio::steady_timer> timer_;
   std::vector<std::string> held_;
 };
 
 // Emits 3 reliable tuples to a stream it never declared (the runtime drops them) and 3 good ones.
-class StraySpout final : public runtime::BuiltinComponent {
+class StraySpout final : public Base {
  public:
-  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
-                                  boost::asio::io_context&) override {
-    out_ = &out;
-    return std::nullopt;
-  }
   void NextTuple() override {
     if (next_ >= 6) return;
     const std::string id = "[" + std::to_string(next_) + "]";
@@ -120,19 +116,17 @@ class StraySpout final : public runtime::BuiltinComponent {
   void Fail(const std::string&) override { ++g_record.failed; }
 
  private:
-  BuiltinCollector* out_ = nullptr;
   int next_ = 0;
 };
 
 // Prepares two tuples once and emits them again, the same objects, whenever they fail.
-class RetryingSpout final : public runtime::BuiltinComponent {
+class RetryingSpout final : public Base {
  public:
   std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
-                                  boost::asio::io_context&) override {
-    out_ = &out;
+                                  boost::asio::io_context& io) override {
     tuples_[0] = out.Prepare("default", "[\"a\"]", {});
     tuples_[1] = out.Prepare("default", "[\"b\"]", {});
-    return std::nullopt;
+    return Base::Open({}, 0, 0, 0, out, io);
   }
   void NextTuple() override {
     for (; next_ < 2; ++next_) out_->EmitPrepared(tuples_[next_], std::to_string(next_));
@@ -144,28 +138,19 @@ class RetryingSpout final : public runtime::BuiltinComponent {
   }
 
  private:
-  BuiltinCollector* out_ = nullptr;
   std::shared_ptr<const runtime::EmittedTuple> tuples_[2];
   int next_ = 0;
 };
 
 // Fails the first time it sees a value, acks after.
-class FailOnceBolt final : public runtime::BuiltinComponent {
+class FailOnceBolt final : public Base {
  public:
-  std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
-                                  boost::asio::io_context&) override {
-    out_ = &out;
-    return std::nullopt;
-  }
   void Execute(const runtime::BuiltinTuple& t) override {
     const std::string v(t.tuple->value(0));
     const bool seen = std::count(g_record.executed.begin(), g_record.executed.end(), v) > 0;
     g_record.executed.push_back(v);
     seen ? out_->Ack(t.id) : out_->Fail(t.id);
   }
-
- private:
-  BuiltinCollector* out_ = nullptr;
 };
 
 // A built-in spout shuffled into a built-in bolt, with optional topology config lines.
