@@ -224,8 +224,9 @@ void BuiltinTask::PumpBolt() {
   stats_.pending = inflight_.size();
 }
 
-std::shared_ptr<EmittedTuple> BuiltinTask::MakeTuple(const std::string& stream,
-                                                     std::string values_json, ValueSpans spans) {
+std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
+                                                         std::string values_json,
+                                                         ValueSpans spans) {
   auto it = cdef_.stream_index.find(stream);
   if (it == cdef_.stream_index.end()) {
     ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
@@ -247,18 +248,12 @@ std::shared_ptr<EmittedTuple> BuiltinTask::MakeTuple(const std::string& stream,
   return t;
 }
 
-std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
-                                                         std::string values_json,
-                                                         ValueSpans spans) {
-  return MakeTuple(stream, std::move(values_json), std::move(spans));
-}
-
 const std::vector<int>& BuiltinTask::Emit(const std::string& stream, std::string values_json,
                                           const std::string& message_id_json,
                                           const std::vector<std::string>& anchors,
                                           std::optional<int> direct_task) {
   targets_.clear();
-  auto t = MakeTuple(stream, std::move(values_json), {});
+  auto t = Prepare(stream, std::move(values_json), {});
   if (!t) {
     FailDropped(message_id_json);
     return targets_;

@@ -67,10 +67,8 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void ScheduleNext(std::chrono::milliseconds delay);
   void RunNext();
   void Finish(const std::string& tuple_id, bool ack);
-  // Emit's two halves: the tuple (null, reported and counted, when it cannot be made) and its
-  // routing and delivery.
-  std::shared_ptr<EmittedTuple> MakeTuple(const std::string& stream, std::string values_json,
-                                          ValueSpans spans);
+  // Emit is Prepare (the tuple: null, reported and counted, when it cannot be made) + Send
+  // (routing and delivery).
   const std::vector<int>& Send(std::shared_ptr<const EmittedTuple> tuple,
                                const std::string& message_id_json,
                                const std::vector<std::string>& anchors,
