@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-system-dev
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev
   librdkafka-dev libthrift-dev thrift-compiler libzip-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libmsgpack-cxx-dev
   clang-format procps
 )
 if [ "${SPARSE_WITH_BROWSER:-1}" = 1 ]; then

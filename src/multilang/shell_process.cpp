@@ -44,7 +44,7 @@ ShellProcess::ShellProcess(asio::io_context& io, ProcessOptions options, Callbac
       options_(std::move(options)),
       callbacks_(std::move(callbacks)),
       impl_(std::make_unique<Impl>(io)),
-      reader_(options_.max_message_bytes) {}
+      reader_(options_.serializer, options_.max_message_bytes) {}
 
 ShellProcess::~ShellProcess() {
   *alive_ = false;
@@ -108,9 +108,10 @@ std::optional<std::string> ShellProcess::Start() {
   return std::nullopt;
 }
 
-void ShellProcess::Send(std::string_view bytes) {
+void ShellProcess::Send(std::string_view bytes, std::size_t messages) {
   if (exited_ || bytes.empty()) return;
   queued_bytes_ += bytes.size();
+  pending_messages_ += messages;
   pending_.append(bytes);
   // Everything sent while the current handler runs (a whole read batch of the runtime) goes out
   // in one write: one syscall and one wake-up of the child instead of one per message.
@@ -129,6 +130,8 @@ void ShellProcess::FlushWrites() {
   if (write_in_flight_ || pending_.empty() || !impl_->in.is_open()) return;
   writing_.swap(pending_);
   pending_.clear();
+  writing_messages_ = pending_messages_;
+  pending_messages_ = 0;
   write_in_flight_ = true;
   auto alive = alive_;
   asio::async_write(impl_->in, asio::buffer(writing_),
@@ -137,13 +140,16 @@ void ShellProcess::FlushWrites() {
                       write_in_flight_ = false;
                       queued_bytes_ -= std::min(queued_bytes_, writing_.size());
                       writing_.clear();
+                      writing_messages_ = 0;
                       if (ec) {
                         // Broken pipe: the child is gone or closed stdin; exit handling reports it.
                         pending_.clear();
+                        pending_messages_ = 0;
                         queued_bytes_ = 0;
                         return;
                       }
                       FlushWrites();
+                      if (callbacks_.on_written) callbacks_.on_written();
                     });
 }
 
@@ -194,10 +200,9 @@ void ShellProcess::ReadAvailable() {
       callbacks_.on_message(message);
       if (!*alive) return;  // the owner may destroy us from a callback
     }
-    if (reader_.error() == FrameError::kTooLarge) {
+    if (reader_.error()) {
       stdout_eof_ = true;
-      callbacks_.on_stream_error("message larger than " +
-                                 std::to_string(reader_.max_message_bytes()) + " bytes");
+      callbacks_.on_stream_error(*reader_.error());
       return;
     }
     if (static_cast<std::size_t>(n) < impl_->out_buf.size()) {
@@ -359,6 +364,7 @@ void ShellProcess::CheckExited() {
   impl_->poll.cancel();
   impl_->in.close(ignored);
   pending_.clear();
+  pending_messages_ = writing_messages_ = 0;
   queued_bytes_ = 0;
   // Deliver whatever complete messages are still buffered before reporting the exit.
   if (!reading_paused_) {

@@ -28,7 +28,8 @@
 #include <system_error>
 #include <vector>
 
-#include "multilang/framing.hpp"
+#include "multilang/inbound_reader.hpp"
+#include "multilang/serializer.hpp"
 
 namespace sparse::multilang {
 
@@ -43,6 +44,8 @@ struct ProcessOptions {
   std::filesystem::path working_dir;
   std::map<std::string, std::string> env_overrides;  // merged over the runtime's environment
   std::size_t max_message_bytes = 64u << 20;
+  // What the child speaks on stdout (messages reach on_message as JSON text either way).
+  Serializer serializer = Serializer::kJson;
   std::size_t stderr_tail_lines = 20;
 };
 
@@ -51,7 +54,10 @@ class ShellProcess {
   struct Callbacks {
     std::function<void(std::string& body)> on_message;  // body may be modified (parsing pads it)
     std::function<void(std::string_view line)> on_stderr_line;
-    std::function<void(const std::string& reason)> on_stream_error;  // oversized frame, EOF
+    // Oversized or undecodable message, the wrong serializer, EOF.
+    std::function<void(const std::string& reason)> on_stream_error;
+    // A write to stdin completed (optional): what Send() queued earlier has reached the pipe.
+    std::function<void()> on_written;
     std::function<void(const ExitStatus&)> on_exit;
   };
 
@@ -63,8 +69,12 @@ class ShellProcess {
   // Spawns the child. On failure returns a message naming the command and the reason.
   std::optional<std::string> Start();
 
-  void Send(std::string_view bytes);
+  // `messages` is how many protocol messages `bytes` holds, for unwritten_messages().
+  void Send(std::string_view bytes, std::size_t messages = 0);
   std::size_t queued_bytes() const { return queued_bytes_; }
+  // Messages sent (as counted by Send) and not yet written into the pipe: Storm's ShellBolt
+  // bounds exactly these by topology.shellbolt.max.pending.
+  std::size_t unwritten_messages() const { return pending_messages_ + writing_messages_; }
 
   void PauseReading();
   void ResumeReading();
@@ -105,7 +115,9 @@ class ShellProcess {
   std::string pending_;  // sent, not yet handed to a write
   std::string writing_;  // the write in flight
   std::size_t queued_bytes_ = 0;
-  MessageReader reader_;
+  std::size_t pending_messages_ = 0;  // in pending_
+  std::size_t writing_messages_ = 0;  // in writing_
+  InboundReader reader_;
   std::string stderr_partial_;
   std::deque<std::string> stderr_tail_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -4,6 +4,7 @@
 
 #include "multilang/messages.hpp"
 #include "runtime/config.hpp"
+#include "runtime/serializer_choice.hpp"
 
 namespace sparse::runtime {
 
@@ -44,6 +45,7 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
     pc.config = plan.topology_config;
     MergeConfig(pc.config, def->config);
     MergeConfig(pc.config, overrides);
+    pc.serializer = ChooseSerializer(*def, pc.config).serializer;  // validation reported errors
     const int ci = static_cast<int>(plan.components.size());
     for (int i = 0; i < def->parallelism; ++i) {
       pc.tasks.push_back(static_cast<int>(plan.task_component.size()));

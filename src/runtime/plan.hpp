@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "multilang/serializer.hpp"
 #include "runtime/topology.hpp"
 
 namespace sparse::runtime {
@@ -37,6 +38,7 @@ struct PlannedComponent {
   // subscribers[stream index] = who reads that stream, and how.
   std::vector<std::vector<Subscription>> subscribers;
   nlohmann::json config;  // effective: defaults < topology < component < overrides
+  multilang::Serializer serializer = multilang::Serializer::kJson;  // what a shell child speaks
 };
 
 struct Plan {

@@ -52,32 +52,28 @@ void ShellBoltTask::OnReady() {
 void ShellBoltTask::Pump() {
   out_.clear();
   const auto now = multilang::LoopClock::Now();
-  char id_text[24];
-  while (!queue_.empty() && (inflight_.size() < max_pending_ || queue_.front().tick) &&
+  std::size_t batch = 0;
+  while (!queue_.empty() && UnwrittenMessages() + batch < max_pending_ &&
          QueuedBytes() + out_.size() < kMaxQueuedBytes) {
     InputTuple t = std::move(queue_.front());
     queue_.pop_front();
     const std::uint64_t id = host_.ids().Next() >> 1;  // positive, as Storm's signed longs print
-    const auto id_len = static_cast<std::size_t>(
-        std::to_chars(id_text, id_text + sizeof id_text, id).ptr - id_text);
-    out_ += "{\"id\":\"";
-    out_.append(id_text, id_len);
     if (t.tick) {
-      out_ += "\",\"comp\":\"__system\",\"stream\":\"__tick\",\"task\":-1,\"tuple\":[";
-      out_ += std::to_string(t.tick_freq_secs);
-      out_ += "]}\nend\n";
+      encoder_.Tick(out_, id, t.tick_freq_secs);
     } else {
       const auto& src = host_.plan().components[t.tuple->source_component];
-      out_ += "\",\"comp\":";
-      out_ += src.escaped_id;
-      out_ += ",\"stream\":";
-      out_ += src.streams[t.tuple->stream].escaped_id;
-      out_ += ",\"task\":";
-      out_ += std::to_string(t.tuple->source_task);
-      out_ += ",\"tuple\":";
-      out_ += t.tuple->values_json;
-      out_ += "}\nend\n";
+      if (auto err = encoder_.Tuple(out_, id, src.id, src.streams[t.tuple->stream].id,
+                                    t.tuple->source_task, t.tuple->values_json)) {
+        // Values are validated where they enter; one this encoding cannot carry fails its
+        // trees (replayed by their spouts) instead of reaching the child half-written.
+        for (const auto& r : t.roots) host_.acker().Fail(r.root);
+        stats_.failed++;
+        host_.ReportError(id_, "a tuple from `" + src.id + "` could not be encoded for this " +
+                                   "component: " + *err);
+        continue;
+      }
     }
+    ++batch;
     InFlight f;
     f.roots = std::move(t.roots);
     f.arrived_ns = t.arrived_ns;
@@ -85,7 +81,7 @@ void ShellBoltTask::Pump() {
     f.tick = t.tick;
     inflight_.emplace(id, std::move(f));
   }
-  if (!out_.empty()) Send(out_);
+  if (!out_.empty()) Send(out_, batch);
   stats_.queue_depth = QueueDepth();
   stats_.pending = inflight_.size();
   UpdateBusy();
@@ -221,8 +217,9 @@ void ShellBoltTask::Housekeeping(Clock::time_point now) {
   }
   if (now - last_heartbeat_ >= heartbeat_every_) {
     last_heartbeat_ = now;
-    Send("{\"id\":\"" + std::to_string(host_.ids().Next() >> 1) +
-         "\",\"comp\":null,\"stream\":\"__heartbeat\",\"task\":-1,\"tuple\":[]}\nend\n");
+    std::string beat;
+    encoder_.Heartbeat(beat, host_.ids().Next() >> 1);
+    Send(beat);
   }
   // Forget inputs the bolt never acked once their trees have timed out.
   for (auto it = inflight_.begin(); it != inflight_.end();) {

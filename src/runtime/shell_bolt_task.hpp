@@ -1,10 +1,15 @@
 // A bolt child process: Storm's ShellBolt semantics, asynchronous both ways.
 //
-// Tuples wait in the runtime's queue; at most topology.shellbolt.max.pending are in flight to the
-// child (written, not yet acked or failed). Each delivery gets a unique string id; heartbeats go
-// out every sparse.heartbeat.secs and any message from the child counts as a sign of life. Tick
-// tuples are queued like any tuple. Un-acked inputs older than the message timeout are forgotten
-// (their trees have timed out already), so the table cannot grow without bound.
+// Tuples wait in the runtime's queue and are written to the child as fast as its pipe takes them:
+// topology.shellbolt.max.pending bounds the tuples handed to the pipe but not yet written into
+// it (Storm's ShellBolt pending-writes queue), not the tuples written and not yet acked. A bolt
+// that acks late (pystorm's BatchingBolt acks a batch when a tick comes) keeps reading, so its
+// ticks, queued in order like any tuple, reach it. Written, un-acked inputs still count in
+// QueueDepth, so the spouts feeding this task stop at its high watermark: memory stays bounded.
+// Each delivery gets a unique string id; heartbeats go out every sparse.heartbeat.secs and any
+// message from the child counts as a sign of life. Un-acked inputs older than the message
+// timeout are forgotten (their trees have timed out already), so the table cannot grow without
+// bound.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -42,6 +47,7 @@ class ShellBoltTask final : public ShellTask {
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;
   void OnReady() override;
   void OnBroken() override;
+  void OnWritten() override { SchedulePump(); }
   void Pump();
   void SchedulePump();
   void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);

@@ -32,7 +32,7 @@ void ShellSpoutTask::Activate() {
   want_active_ = true;
   if (!Ready() || active_) return;
   active_ = true;
-  control_.push_back("{\"command\":\"activate\",\"id\":\"\"}");
+  control_.push_back(Control{"activate", "\"\""});
   Pump();
 }
 
@@ -40,7 +40,7 @@ void ShellSpoutTask::Deactivate() {
   want_active_ = false;
   if (!Ready() || !active_) return;
   active_ = false;
-  control_.push_back("{\"command\":\"deactivate\",\"id\":\"\"}");
+  control_.push_back(Control{"deactivate", "\"\""});
   Pump();
 }
 
@@ -62,11 +62,8 @@ void ShellSpoutTask::TreeDone(std::string message_id, TreeOutcome outcome) {
       return;  // the process that emitted it is gone; nobody to tell
   }
   if (!Ready()) return;
-  std::string cmd = outcome == TreeOutcome::kAcked ? "{\"command\":\"ack\",\"id\":"
-                                                   : "{\"command\":\"fail\",\"id\":";
-  cmd += message_id;
-  cmd += "}";
-  control_.push_back(std::move(cmd));
+  control_.push_back(
+      Control{outcome == TreeOutcome::kAcked ? "ack" : "fail", std::move(message_id)});
   SchedulePump();
 }
 
@@ -81,21 +78,30 @@ void ShellSpoutTask::SchedulePump() {
   });
 }
 
-void ShellSpoutTask::SendCommand(std::string_view json, bool is_next) {
+void ShellSpoutTask::SendCommand(const Control& c) {
+  const bool is_next = c.command == "next";
+  command_.clear();
+  if (auto err = encoder_.SpoutCommand(command_, c.command, c.id_json)) {
+    // A message id the spout emitted that this encoding cannot carry back: the spout broke
+    // the protocol when it emitted it.
+    Violation("protocol violation: message id " + c.id_json + " cannot be sent back: " + *err, {});
+    return;
+  }
   Unsynced u;
   u.is_next = is_next;
   u.sent = multilang::LoopClock::Now();
   unsynced_.push_back(u);
   if (is_next) next_unsynced_ = true;
-  Send(json);
-  Send("\nend\n");
+  Send(command_);
 }
 
 void ShellSpoutTask::Pump() {
   if (!Ready()) return;
   while (!control_.empty() && unsynced_.size() < max_unsynced_) {
-    SendCommand(control_.front(), false);
+    const Control c = std::move(control_.front());
     control_.pop_front();
+    SendCommand(c);
+    if (!Ready()) return;
   }
   if (next_unsynced_ || unsynced_.size() >= max_unsynced_) return;
   if (!active_ || resting_ || stopping_) return;
@@ -117,7 +123,7 @@ void ShellSpoutTask::Pump() {
       static_cast<std::int64_t>(stats_.pending) >= *max_pending_) {
     return;
   }
-  SendCommand("{\"command\":\"next\",\"id\":\"\"}", true);
+  SendCommand(Control{"next", "\"\""});
 }
 
 void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::string& raw) {
@@ -181,7 +187,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
     stats_.pending++;
   } else if (!message_id.empty()) {
     // Acking disabled (topology.acker.executors: 0): Storm acks spout tuples on emit.
-    control_.push_back("{\"command\":\"ack\",\"id\":" + message_id + "}");
+    control_.push_back(Control{"ack", message_id});
     stats_.acked++;
   }
   DeliverFromSpout(host_, id_, std::move(tuple), targets_, message_id, tracked);

@@ -44,7 +44,12 @@ class ShellSpoutTask final : public ShellTask {
 
   void Pump();
   void SchedulePump();
-  void SendCommand(std::string_view json, bool is_next);
+  // A command for the spout: next, activate, deactivate, or ack/fail of a message id.
+  struct Control {
+    std::string_view command;  // one of the literals above
+    std::string id_json;       // JSON text of the id: "" for next/activate/deactivate
+  };
+  void SendCommand(const Control& c);
   void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);
 
   bool active_ = false;
@@ -56,7 +61,8 @@ class ShellSpoutTask final : public ShellTask {
   bool resting_ = false;
   bool throttled_since_set_ = false;
   Clock::time_point throttled_since_{};
-  std::deque<std::string> control_;  // ack/fail/activate/deactivate commands waiting
+  std::deque<Control> control_;  // ack/fail/activate/deactivate commands waiting
+  std::string command_;          // the command being written (kept for its capacity)
   std::optional<std::int64_t> max_pending_;
   bool acking_ = true;
   std::chrono::milliseconds rest_;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 using multilang::Command;
 
 ShellTask::ShellTask(TaskHost& host, int task_id)
-    : Task(host, task_id), handshake_timer_(host.io()) {
+    : Task(host, task_id), encoder_(cdef_.serializer), handshake_timer_(host.io()) {
   ConfigView conf(&cdef_.config);
   subprocess_timeout_ = conf.SubprocessTimeout();
 }
@@ -48,6 +48,7 @@ void ShellTask::Start() {
   ConfigView conf(&cdef_.config);
   opts.max_message_bytes =
       static_cast<std::size_t>(conf.Int(keys::kMaxMessageBytes).value_or(64 << 20));
+  opts.serializer = encoder_.serializer();
 
   multilang::ShellProcess::Callbacks cb;
   cb.on_message = [this](std::string& body) { OnMessage(body); };
@@ -56,6 +57,7 @@ void ShellTask::Start() {
     Violation("protocol violation: " + reason, {});
   };
   cb.on_exit = [this](const multilang::ExitStatus& st) { OnExit(st); };
+  cb.on_written = [this] { OnWritten(); };
   proc_ = std::make_unique<multilang::ShellProcess>(host_.io(), std::move(opts), std::move(cb));
   if (auto err = proc_->Start()) {
     FailureReport r = NewReport("cannot start `" + cdef_.def->command.front() + "`: " + *err);
@@ -64,15 +66,27 @@ void ShellTask::Start() {
     return;
   }
   last_heard_ = Clock::now();
-  proc_->Send(MakeHandshake(host_.plan(), id_, pid_dir_) + "\nend\n");
+  std::string handshake;
+  if (auto err = encoder_.Json(handshake, MakeHandshake(host_.plan(), id_, pid_dir_))) {
+    // The handshake is the runtime's own JSON: failing to encode it is a bug, reported as one.
+    Fail(NewReport("cannot encode the handshake: " + *err));
+    return;
+  }
+  proc_->Send(handshake);
 
   auto timeout = conf.Seconds(keys::kHandshakeTimeoutSecs, 30);
   handshake_timer_.expires_after(timeout);
   handshake_timer_.async_wait([this, timeout](const boost::system::error_code& ec) {
     if (ec || handshaken_ || failed_) return;
-    Fail(NewReport("no handshake reply within " +
-                   std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s (" +
-                   keys::kHandshakeTimeoutSecs + "): the component never sent {\"pid\": N}"));
+    std::string reason = "no handshake reply within " +
+                         std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s (" +
+                         keys::kHandshakeTimeoutSecs + "): the component never sent {\"pid\": N}";
+    if (encoder_.serializer() == multilang::Serializer::kMsgpack) {
+      reason +=
+          "; the topology says it speaks MessagePack (serializer: msgpack), and a component "
+          "that speaks JSON, such as Storm's storm.py, waits for `end` lines that never come";
+    }
+    Fail(NewReport(std::move(reason)));
   });
 }
 
@@ -145,13 +159,8 @@ void ShellTask::OnMessage(std::string& body) {
       Violation("protocol violation: expected the handshake reply {\"pid\": N}", raw);
       return;
     }
-    std::error_code ec;
-    if (!fs::exists(fs::path(pid_dir_) / std::to_string(msg_.pid), ec)) {
-      Violation("handshake: the component replied pid " + std::to_string(msg_.pid) +
-                    " but did not create the file " + pid_dir_ + "/" + std::to_string(msg_.pid),
-                raw);
-      return;
-    }
+    // The pid file is not checked: storm.py and storm.js write {"pid": N} first and create
+    // pidDir/N only afterwards, and Storm's ShellProcess never looks at it either.
     handshaken_ = true;
     ever_ready_ = true;
     handshake_timer_.cancel();
@@ -215,13 +224,9 @@ std::shared_ptr<EmittedTuple> ShellTask::MakeEmitted(multilang::ComponentMessage
 }
 
 void ShellTask::ReplyTaskIds(const std::vector<int>& tasks) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (i) out.push_back(',');
-    out += std::to_string(tasks[i]);
-  }
-  out += "]\nend\n";
-  Send(std::move(out));
+  reply_.clear();
+  encoder_.TaskIds(reply_, tasks);
+  Send(reply_);
 }
 
 }  // namespace sparse::runtime

@@ -1,11 +1,12 @@
-// What shell bolts and shell spouts share: the child process, the handshake (with a timeout and
-// the pid-file check), log/error/metrics commands, stderr, and turning every way a child can
-// break into one FailureReport.
+// What shell bolts and shell spouts share: the child process, the handshake (with a timeout;
+// the pid file is never checked, as in Storm), log/error/metrics commands, stderr, and turning
+// every way a child can break into one FailureReport.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
+#include "multilang/host_encoder.hpp"
 #include "multilang/shell_process.hpp"
 #include "runtime/task.hpp"
 
@@ -34,16 +35,21 @@ class ShellTask : public Task {
 
   // Reports a protocol violation and stops the child; the host decides on a restart.
   void Violation(const std::string& reason, std::string_view offending);
-  void Send(std::string_view bytes) {
-    if (proc_) proc_->Send(bytes);
+  // `messages`: how many protocol messages `bytes` holds (see UnwrittenMessages).
+  void Send(std::string_view bytes, std::size_t messages = 0) {
+    if (proc_) proc_->Send(bytes, messages);
   }
   std::size_t QueuedBytes() const { return proc_ ? proc_->queued_bytes() : 0; }
+  std::size_t UnwrittenMessages() const { return proc_ ? proc_->unwritten_messages() : 0; }
+  // Called when a write to the child completed (the pipe took what was queued).
+  virtual void OnWritten() {}
   // Builds the EmittedTuple of an emit; nullptr after reporting a violation.
   std::shared_ptr<EmittedTuple> MakeEmitted(multilang::ComponentMessage& msg,
                                             const std::string& raw);
   // Writes a task-id reply: a bare JSON array.
   void ReplyTaskIds(const std::vector<int>& tasks);
 
+  const multilang::HostEncoder encoder_;  // in the serializer the component speaks
   Clock::time_point last_heard_{};
   bool handshaken_ = false;
   bool failed_ = false;
@@ -62,6 +68,7 @@ class ShellTask : public Task {
   multilang::ComponentMessage msg_;
   boost::asio::steady_timer handshake_timer_;
   std::string pid_dir_;
+  std::string reply_;  // a task-id reply being written (kept for its capacity)
   bool ever_ready_ = false;
 };
 

@@ -61,6 +61,9 @@ struct ComponentDef {
   ComponentKind kind = ComponentKind::kBolt;
   // A shell component's argv, run without a shell in the topology's resources directory.
   std::vector<std::string> command;
+  // The serializer the component speaks when its YAML says (`serializer: msgpack`); empty: from
+  // its command or config (serializer_choice.hpp).
+  std::string serializer;
   // A component built into the runtime (e.g. Storm's LogInfoBolt, TestWordCounter); empty for
   // shell components. `builtin_options` carries its settings from the YAML.
   std::string builtin;

@@ -206,9 +206,9 @@ class Loader {
   }
 
   void LoadSparseComponent(const YAML::Node& node, ComponentDef& c) {
-    static const std::vector<std::string> known = {"id",      "command", "parallelism",
-                                                   "streams", "outputs", "inputs",
-                                                   "config",  "builtin", "options"};
+    static const std::vector<std::string> known = {"id",      "command",   "parallelism", "streams",
+                                                   "outputs", "inputs",    "config",      "builtin",
+                                                   "options", "serializer"};
     for (const auto& kv : node) {
       auto k = kv.first.as<std::string>();
       if (std::find(known.begin(), known.end(), k) == known.end()) {
@@ -226,6 +226,7 @@ class Loader {
         c.command = StringList(cmd, "command");
       }
     }
+    if (node["serializer"]) c.serializer = Scalar(node["serializer"], "serializer");
     if (node["builtin"]) {
       c.builtin = Scalar(node["builtin"], "builtin");
       if (node["options"]) c.builtin_options = YamlToJson(node["options"]);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "runtime/config.hpp"
+#include "runtime/serializer_choice.hpp"
+
 namespace sparse::runtime {
 
 namespace {
@@ -39,6 +42,17 @@ std::vector<Diagnostic> ValidateTopology(const Topology& t) {
     if (c.is_spout()) has_spout = true;
     if (c.command.empty() && c.builtin.empty()) {
       error(c.where, "component `" + c.id + "` has no `command`");
+    }
+    {
+      // Overrides (-o) come later; the file's own settings are checked here, with its lines.
+      nlohmann::json conf = t.config;
+      MergeConfig(conf, c.config);
+      if (auto choice = ChooseSerializer(c, conf); choice.error) {
+        error(c.where, "component `" + c.id + "`: " + *choice.error);
+      }
+      if (!c.serializer.empty() && !c.builtin.empty()) {
+        error(c.where, "`serializer` is for shell components; `" + c.id + "` is built in");
+      }
     }
     if (c.is_spout() && !c.inputs.empty()) {
       error(c.inputs.front().where, "spout `" + c.id + "` cannot have inputs");

@@ -399,6 +399,42 @@ TEST(Misbehaving, NeverAnswersHandshake) {
   ExpectNoLeftovers(sb);
 }
 
+// storm.py and storm.js answer {"pid": N} before they create pidDir/N; Storm never checks the
+// file, and neither may sparse (it used to reject the handshake when it won that race).
+TEST(StormCompat, PidReplyBeforeThePidFile) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, pid_before_file]"));
+  auto r = sb.Run(RunArgs(sb, {"--stats-json", "stats.json"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(StatsOf(ReadStats(sb), "bad")["acked"], 3) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+// A bolt that acks only when a tick comes (pystorm's BatchingBolt) under the default
+// topology.shellbolt.max.pending (100): the cap bounds tuples not yet written to the child, as
+// in Storm, so the tick is never stuck behind the un-acked tuples it is meant to flush.
+TEST(StormCompat, BoltAckingOnTicksIsNotStarvedByMaxPending) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: batching
+config: {test.count: 1000, topology.message.timeout.secs: 10}
+spouts:
+  - {id: numbers, command: )" +
+                            Py("NumberSpout") +
+                            R"(, outputs: [n]}
+bolts:
+  - id: batch
+    command: [python3, raw_components.py, ack_on_tick]
+    inputs: [{from: numbers}]
+    config: {topology.tick.tuple.freq.secs: 1}
+)");
+  auto r = sb.Run(RunArgs(sb, {"--stats-json", "stats.json"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto spout = StatsOf(ReadStats(sb), "numbers");
+  EXPECT_EQ(spout["acked"], 1000) << spout.dump();
+  EXPECT_EQ(spout["failed"], 0) << spout.dump();
+  ExpectNoLeftovers(sb);
+}
+
 TEST(Misbehaving, WritesGarbage) {
   Sandbox sb;
   // A reliable spout replays what the broken bolt had, so the bolt keeps getting work.

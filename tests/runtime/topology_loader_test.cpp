@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/builtin.hpp"
+#include "runtime/plan.hpp"
 #include "runtime/validate.hpp"
 
 namespace sparse::runtime {
@@ -284,6 +285,51 @@ TEST_F(LoaderTest, NoSpoutAndBadName) {
 TEST_F(LoaderTest, BuiltinUnknown) {
   auto e = Errors("name: x\nspouts:\n  - {id: s, builtin: teleporter}\n");
   EXPECT_TRUE(Has(e, "3", "unknown built-in component `teleporter`"));
+}
+
+}  // namespace
+}  // namespace sparse::runtime
+
+namespace sparse::runtime {
+namespace {
+
+// Where a component's serializer comes from, strongest first: its `serializer`, its command's
+// -s/--serializer (as streamparse runs components), topology.multilang.serializer.
+TEST_F(LoaderTest, SerializerFromYamlCommandOrConfig) {
+  Topology t = Load(R"(name: x
+config: {topology.multilang.serializer: com.example.MsgpackSerializer}
+spouts:
+  - {id: a, command: [python3, a.py], outputs: [w], serializer: json}
+bolts:
+  - {id: b, command: [streamparse_run, bolts.B, -s, json], inputs: [a]}
+  - {id: c, command: [streamparse_run, bolts.C, --serializer=msgpack], inputs: [a],
+     config: {topology.multilang.serializer: org.apache.storm.multilang.JsonSerializer}}
+  - {id: d, command: [python3, d.py], inputs: [a]}
+  - {id: e, command: [python3, e.py], inputs: [a],
+     config: {topology.multilang.serializer: org.apache.storm.multilang.JsonSerializer}}
+)");
+  ASSERT_TRUE(ValidateTopology(t).empty());
+  Plan plan = MakePlan(t, nlohmann::json::object());
+  auto ser = [&](const char* id) { return plan.components[plan.FindComponent(id)].serializer; };
+  EXPECT_EQ(ser("a"), multilang::Serializer::kJson);
+  EXPECT_EQ(ser("b"), multilang::Serializer::kJson);
+  EXPECT_EQ(ser("c"), multilang::Serializer::kMsgpack);
+  EXPECT_EQ(ser("d"), multilang::Serializer::kMsgpack);
+  EXPECT_EQ(ser("e"), multilang::Serializer::kJson);
+}
+
+TEST_F(LoaderTest, UnknownSerializerNamesTheComponentAndLine) {
+  auto errors = Errors(R"(name: x
+spouts:
+  - {id: a, command: [python3, a.py], outputs: [w], serializer: thrift}
+bolts:
+  - {id: b, command: [run, -s, protobuf], inputs: [a]}
+  - {id: c, command: [python3, c.py], inputs: [a],
+     config: {topology.multilang.serializer: com.example.ThriftSerializer}}
+)");
+  EXPECT_TRUE(Has(errors, "3", "component `a`: `serializer`: unknown serializer `thrift`"));
+  EXPECT_TRUE(Has(errors, "5", "component `b`: the command's -s option: unknown serializer"));
+  EXPECT_TRUE(Has(errors, "6", "unknown serializer `com.example.ThriftSerializer`"));
 }
 
 }  // namespace
