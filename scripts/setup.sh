@@ -14,6 +14,19 @@ packages=(
 if [ "${SPARSE_WITH_BROWSER:-1}" = 1 ]; then
   packages+=(chromium graphviz)
 fi
+# The real peers of tests/peers (scripts/peers.sh fetches them): Storm's storm.rb needs Ruby,
+# storm.js Node.js, Maven (on a JDK) resolves Storm's jars, and pystorm/streamparse go into a
+# virtualenv. Ruby, Node.js, Java and Maven may come from elsewhere than Debian (an SDK manager,
+# the machine's image): only when the command is missing is the Debian package added, so apt
+# never replaces or shadows them.
+command -v ruby >/dev/null 2>&1 || packages+=(ruby)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v java >/dev/null 2>&1 || packages+=(default-jdk-headless)
+command -v mvn >/dev/null 2>&1 || packages+=(maven)
+# Debian's python3 has no ensurepip without python3-venv; another python3 on PATH may have it.
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+  packages+=(python3-venv)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

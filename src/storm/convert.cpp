@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "multilang/serializer.hpp"
 #include "runtime/config.hpp"
 #include "storm/launcher.hpp"
 
@@ -83,6 +84,16 @@ gen::ComponentCommon ToCommon(const ComponentDef& c, const nlohmann::json& overr
     }
   }
   common.__set_parallelism_hint(c.parallelism);
+  if (!c.serializer.empty() &&
+      multilang::ParseSerializerName(c.serializer) == multilang::Serializer::kMsgpack) {
+    // A worker's ShellBolt speaks what topology.multilang.serializer names; YAML's per-component
+    // `serializer` means nothing to it.
+    warnings.push_back(
+        {c.where, "`" + c.id + "` speaks MessagePack (`serializer: msgpack`), but a Storm " +
+                      "worker speaks what topology.multilang.serializer names (Storm ships " +
+                      "only JSON): on the cluster, set that key to a MessagePack serializer " +
+                      "class your workers have, or let the component speak JSON"});
+  }
   nlohmann::json conf = c.config;
   for (auto it = overrides.begin(); it != overrides.end(); ++it) {
     if (conf.contains(it.key())) conf[it.key()] = it.value();
@@ -107,6 +118,7 @@ nlohmann::json StreamsJson(const ComponentDef& c) {
 nlohmann::json ComponentJson(const ComponentDef& c) {
   nlohmann::json j = {{"id", c.id}, {"parallelism", c.parallelism}};
   if (!c.command.empty()) j["command"] = c.command;
+  if (!c.serializer.empty()) j["serializer"] = c.serializer;
   if (!c.builtin.empty()) {
     j["builtin"] = c.builtin;
     if (!c.builtin_options.empty()) j["options"] = c.builtin_options;
