@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace sparse::multilang {
@@ -24,5 +25,10 @@ std::optional<Serializer> ParseSerializerName(std::string_view name);
 // Which encoding a child's first output byte belongs to, to tell a user whose component speaks
 // the other one: '{' (after whitespace) is JSON, a MessagePack map header is MessagePack.
 std::optional<Serializer> SniffSerializer(unsigned char first_byte);
+
+// A child that dies in the handshake without writing a byte (pystorm with msgpack reading a JSON
+// handshake, or with JSON reading a MessagePack one) only tells in its stderr. When that names the
+// other encoding, a hint for the failure report saying which setting to change; else nullopt.
+std::optional<std::string> MismatchHint(Serializer configured, std::string_view child_stderr);
 
 }  // namespace sparse::multilang

@@ -138,7 +138,13 @@ void ShellTask::OnExit(const multilang::ExitStatus& status) {
     OnBroken();
     return;
   }
-  Fail(NewReport("process " + status.Describe()));
+  FailureReport r = NewReport("process " + status.Describe());
+  if (r.during_start) {
+    if (auto hint = multilang::MismatchHint(encoder_.serializer(), r.stderr_tail)) {
+      r.reason += "; " + *hint;
+    }
+  }
+  Fail(std::move(r));
 }
 
 void ShellTask::OnMessage(std::string& body) {

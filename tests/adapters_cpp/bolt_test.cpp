@@ -112,9 +112,13 @@ sparse::json emit_msg(sparse::json values, sparse::json anchors) {
   return m;
 }
 
-TEST(Bolt, HandshakeCreatesThePidFileAndReplies) {
+// Protocol tests run with a JSON host and with a MessagePack host.
+class Bolt : public WireTest {};
+SPARSE_TEST_BOTH_WIRES(Bolt);
+
+TEST_P(Bolt, HandshakeCreatesThePidFileAndReplies) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   const std::string pid_file = dir.path() + "/" + std::to_string(bolt->pid());
   struct stat info;
   ASSERT_EQ(::stat(pid_file.c_str(), &info), 0) << pid_file;
@@ -123,23 +127,23 @@ TEST(Bolt, HandshakeCreatesThePidFileAndReplies) {
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Bolt, ConfAndContextReachTheComponent) {
+TEST_P(Bolt, ConfAndContextReachTheComponent) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir, {{"answer", 42}});
+  auto bolt = start(run_scripted, dir, {{"answer", 42}});
   bolt->send(tuple_message("1", {"context"}));
   bolt->expect_eq(emit_msg({7, "under_test", 42}, {"1"}));
   bolt->expect_eq(ack("1"));
 }
 
-TEST(Bolt, EndOfInputBeforeTheHandshakeExitsCleanly) {
-  auto bolt = ComponentProcess::fork(run_scripted);
+TEST_P(Bolt, EndOfInputBeforeTheHandshakeExitsCleanly) {
+  auto bolt = ComponentProcess::fork(run_scripted, wire());
   bolt->close_input();
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Bolt, EmitsAreAnchoredAndTheTupleAcked) {
+TEST_P(Bolt, EmitsAreAnchoredAndTheTupleAcked) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("-6955786537413359385", {"emit", "cow"}));
   bolt->expect_eq(emit_msg({"cow"}, {"-6955786537413359385"}));
   bolt->expect_eq(ack("-6955786537413359385"));
@@ -147,9 +151,9 @@ TEST(Bolt, EmitsAreAnchoredAndTheTupleAcked) {
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Bolt, ExplicitAnchorsStreamsAndUnanchoredEmits) {
+TEST_P(Bolt, ExplicitAnchorsStreamsAndUnanchoredEmits) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"anchored"}));
   bolt->expect_eq(emit_msg({"x"}, {"other-id"}));
   bolt->expect_eq(ack("1"));
@@ -163,18 +167,18 @@ TEST(Bolt, ExplicitAnchorsStreamsAndUnanchoredEmits) {
   bolt->expect_eq(ack("3"));
 }
 
-TEST(Bolt, NeedTaskIdsFalseDoesNotWaitForAReply) {
+TEST_P(Bolt, NeedTaskIdsFalseDoesNotWaitForAReply) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"emit", "a"}));
   const auto emitted = bolt->expect();
   EXPECT_EQ(emitted.at("need_task_ids"), false);
   bolt->expect_eq(ack("1"));  // no reply was sent
 }
 
-TEST(Bolt, TaskIdRepliesInterleavedWithTuples) {
+TEST_P(Bolt, TaskIdRepliesInterleavedWithTuples) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"emit_ids", "a"}));
   bolt->expect_eq({{"command", "emit"}, {"anchors", {"1"}}, {"tuple", {"a"}}});
   // The next tuple arrives before the reply: it must wait, and not be taken for the reply.
@@ -189,17 +193,17 @@ TEST(Bolt, TaskIdRepliesInterleavedWithTuples) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, DirectEmitsGetNoReply) {
+TEST_P(Bolt, DirectEmitsGetNoReply) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"direct", 9}));
   bolt->expect_eq({{"command", "emit"}, {"anchors", {"1"}}, {"task", 9}, {"tuple", {"direct"}}});
   bolt->expect_eq(ack("1"));
 }
 
-TEST(Bolt, HeartbeatsAreAnsweredWhileProcessIsBusy) {
+TEST_P(Bolt, HeartbeatsAreAnsweredWhileProcessIsBusy) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   const std::string gate = dir.path() + "/gate";
   bolt->send(tuple_message("1", {"slow", gate}));
   bolt->send(heartbeat("hb-1"));
@@ -212,17 +216,17 @@ TEST(Bolt, HeartbeatsAreAnsweredWhileProcessIsBusy) {
   EXPECT_FALSE(bolt->read(200ms));
 }
 
-TEST(Bolt, TicksCallProcessTickAndAreAcked) {
+TEST_P(Bolt, TicksCallProcessTickAndAreAcked) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tick("t-1", 10));
   bolt->expect_eq(emit_msg({"tick", 10}, sparse::json::array()));
   bolt->expect_eq(ack("t-1"));
 }
 
-TEST(Bolt, AnExceptionIsReportedTheTupleFailedAndTheBoltGoesOn) {
+TEST_P(Bolt, AnExceptionIsReportedTheTupleFailedAndTheBoltGoesOn) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"throw"}));
   const auto error = bolt->expect();
   EXPECT_EQ(error.value("command", ""), "error");
@@ -235,9 +239,9 @@ TEST(Bolt, AnExceptionIsReportedTheTupleFailedAndTheBoltGoesOn) {
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Bolt, ABadValueTypeIsReportedWithIndexAndTypes) {
+TEST_P(Bolt, ABadValueTypeIsReportedWithIndexAndTypes) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"bad_type", "seven"}));
   const auto error = bolt->expect();
   EXPECT_EQ(error.value("command", ""), "error");
@@ -247,9 +251,9 @@ TEST(Bolt, ABadValueTypeIsReportedWithIndexAndTypes) {
   bolt->expect_eq(fail("1"));
 }
 
-TEST(Bolt, InvalidUtf8InAnEmitFailsTheTupleOnly) {
+TEST_P(Bolt, InvalidUtf8InAnEmitFailsTheTupleOnly) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"bad_utf8"}));
   EXPECT_EQ(bolt->expect().value("command", ""), "error");
   bolt->expect_eq(fail("1"));
@@ -258,9 +262,9 @@ TEST(Bolt, InvalidUtf8InAnEmitFailsTheTupleOnly) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, ATupleSettledByUserCodeIsNotSettledAgain) {
+TEST_P(Bolt, ATupleSettledByUserCodeIsNotSettledAgain) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"ack_manually"}));
   bolt->expect_eq(ack("1"));
   bolt->send(tuple_message("2", {"fail_manually"}));
@@ -270,9 +274,9 @@ TEST(Bolt, ATupleSettledByUserCodeIsNotSettledAgain) {
   bolt->expect_eq(ack("3"));
 }
 
-TEST(Bolt, AutoPoliciesCanBeTurnedOff) {
+TEST_P(Bolt, AutoPoliciesCanBeTurnedOff) {
   TempDir dir;
-  auto bolt = start_component([] { return sparse::run<ManualBolt>(); }, dir);
+  auto bolt = start([] { return sparse::run<ManualBolt>(); }, dir);
   bolt->send(tuple_message("1", {"x"}));
   bolt->expect_eq(emit_msg({"x"}, sparse::json::array()));
   bolt->send(tuple_message("2", {"throw"}));
@@ -281,9 +285,9 @@ TEST(Bolt, AutoPoliciesCanBeTurnedOff) {
   bolt->expect_eq(emit_msg({"y"}, sparse::json::array()));  // no ack of 1, no fail of 2
 }
 
-TEST(Bolt, LogAndErrorCommands) {
+TEST_P(Bolt, LogAndErrorCommands) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"log", "careful", 3}));
   bolt->expect_eq({{"command", "log"}, {"msg", "careful"}, {"level", 3}});
   bolt->expect_eq(ack("1"));
@@ -292,9 +296,9 @@ TEST(Bolt, LogAndErrorCommands) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, UserOutputOnStdoutCannotCorruptTheProtocol) {
+TEST_P(Bolt, UserOutputOnStdoutCannotCorruptTheProtocol) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"print"}));
   bolt->expect_eq(ack("1"));
   bolt->close_input();
@@ -305,9 +309,9 @@ TEST(Bolt, UserOutputOnStdoutCannotCorruptTheProtocol) {
   EXPECT_NE(err.find("raw fd text"), std::string::npos) << err;
 }
 
-TEST(Bolt, MessagesLargerThanOneMebibyte) {
+TEST_P(Bolt, MessagesLargerThanOneMebibyte) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   const std::string big(3 << 20, 'w');
   bolt->send(tuple_message("1", {"size", big}));
   bolt->expect_eq(emit_msg({big.size()}, {"1"}));
@@ -317,7 +321,7 @@ TEST(Bolt, MessagesLargerThanOneMebibyte) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, AllLineTerminatorsAreAccepted) {
+TEST(BoltJson, AllLineTerminatorsAreAccepted) {
   TempDir dir;
   auto bolt = start_component(run_scripted, dir);
   bolt->send_raw(tuple_message("1", {"emit", "crlf"}).dump() + "\r\nend\r\n");
@@ -330,7 +334,7 @@ TEST(Bolt, AllLineTerminatorsAreAccepted) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, AMalformedMessageIsReportedAndSkipped) {
+TEST(BoltJson, AMalformedMessageIsReportedAndSkipped) {
   TempDir dir;
   auto bolt = start_component(run_scripted, dir);
   bolt->send_raw("this is not json\nend\n");
@@ -344,18 +348,18 @@ TEST(Bolt, AMalformedMessageIsReportedAndSkipped) {
   bolt->expect_eq(ack("2"));
 }
 
-TEST(Bolt, EndOfInputWhileWaitingForTaskIdsExitsCleanly) {
+TEST_P(Bolt, EndOfInputWhileWaitingForTaskIdsExitsCleanly) {
   TempDir dir;
-  auto bolt = start_component(run_scripted, dir);
+  auto bolt = start(run_scripted, dir);
   bolt->send(tuple_message("1", {"emit_ids", "a"}));
   EXPECT_EQ(bolt->expect().value("command", ""), "emit");
   bolt->close_input();
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Bolt, AFailingInitializeIsReportedAndExitsWithOne) {
+TEST_P(Bolt, AFailingInitializeIsReportedAndExitsWithOne) {
   TempDir dir;
-  auto bolt = start_component([] { return sparse::run<FailingInitBolt>(); }, dir);
+  auto bolt = start([] { return sparse::run<FailingInitBolt>(); }, dir);
   const auto error = bolt->expect();
   EXPECT_EQ(error.value("command", ""), "error");
   EXPECT_NE(error.value("msg", "").find("initialize() threw: no database"), std::string::npos);
@@ -378,9 +382,12 @@ int run_batcher() {
   return sparse::run<CountingBatcher>();
 }
 
-TEST(BatchingBolt, ProcessesABatchWhenItIsFull) {
+class BatchingBolt : public WireTest {};
+SPARSE_TEST_BOTH_WIRES(BatchingBolt);
+
+TEST_P(BatchingBolt, ProcessesABatchWhenItIsFull) {
   TempDir dir;
-  auto bolt = start_component(run_batcher, dir);
+  auto bolt = start(run_batcher, dir);
   bolt->send(tuple_message("1", {"a"}));
   bolt->send(tuple_message("2", {"b"}));
   bolt->send(tuple_message("3", {"a"}));
@@ -393,9 +400,9 @@ TEST(BatchingBolt, ProcessesABatchWhenItIsFull) {
   EXPECT_FALSE(bolt->read(100ms));  // "b" still waits
 }
 
-TEST(BatchingBolt, ProcessesEveryBatchOnATick) {
+TEST_P(BatchingBolt, ProcessesEveryBatchOnATick) {
   TempDir dir;
-  auto bolt = start_component(run_batcher, dir);
+  auto bolt = start(run_batcher, dir);
   bolt->send(tuple_message("1", {"b"}));
   bolt->send(tuple_message("2", {"a"}));
   bolt->send(tuple_message("3", {"b"}));
@@ -409,9 +416,9 @@ TEST(BatchingBolt, ProcessesEveryBatchOnATick) {
   bolt->expect_eq(ack("t"));
 }
 
-TEST(BatchingBolt, AFailingBatchFailsAllItsTuples) {
+TEST_P(BatchingBolt, AFailingBatchFailsAllItsTuples) {
   TempDir dir;
-  auto bolt = start_component(run_batcher, dir);
+  auto bolt = start(run_batcher, dir);
   bolt->send(tuple_message("1", {"bad"}));
   bolt->send(tuple_message("2", {"bad"}));
   bolt->send(tick("t", 5));
@@ -423,9 +430,9 @@ TEST(BatchingBolt, AFailingBatchFailsAllItsTuples) {
   bolt->expect_eq(ack("t"));
 }
 
-TEST(BatchingBolt, AFailingGroupKeyFailsThatTuple) {
+TEST_P(BatchingBolt, AFailingGroupKeyFailsThatTuple) {
   TempDir dir;
-  auto bolt = start_component(run_batcher, dir);
+  auto bolt = start(run_batcher, dir);
   bolt->send(tuple_message("1", {42}));
   EXPECT_EQ(bolt->expect().value("command", ""), "error");
   bolt->expect_eq(fail("1"));

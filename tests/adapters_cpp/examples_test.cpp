@@ -8,8 +8,9 @@ namespace {
 using namespace sparse_test;
 
 std::unique_ptr<ComponentProcess> start_example(const std::string& name, const TempDir& dir,
+                                                Wire wire,
                                                 sparse::json conf = sparse::json::object()) {
-  auto process = ComponentProcess::exec({std::string(SPARSE_EXAMPLES_DIR) + "/" + name});
+  auto process = ComponentProcess::exec({std::string(SPARSE_EXAMPLES_DIR) + "/" + name}, wire);
   process->send(handshake(dir.path(), std::move(conf)));
   const auto reply = process->expect();
   EXPECT_EQ(reply, (sparse::json{{"pid", process->pid()}})) << process->stderr_text();
@@ -23,9 +24,13 @@ sparse::json emit_anchored(sparse::json values, const std::string& anchor) {
           {"tuple", std::move(values)}};
 }
 
-TEST(Examples, WordCountCounts) {
+// The examples, with a JSON host and with a MessagePack host.
+class Examples : public WireTest {};
+SPARSE_TEST_BOTH_WIRES(Examples);
+
+TEST_P(Examples, WordCountCounts) {
   TempDir dir;
-  auto bolt = start_example("sparse_example_word_count", dir);
+  auto bolt = start_example("sparse_example_word_count", dir, wire());
   int id = 0;
   for (const char* word : {"cow", "moon", "cow"}) {
     bolt->send(tuple_message(std::to_string(++id), {word}, "split"));
@@ -44,9 +49,9 @@ TEST(Examples, WordCountCounts) {
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Examples, SplitSentenceSplits) {
+TEST_P(Examples, SplitSentenceSplits) {
   TempDir dir;
-  auto bolt = start_example("sparse_example_split_sentence", dir);
+  auto bolt = start_example("sparse_example_split_sentence", dir, wire());
   bolt->send(tuple_message("s1", {"the cow  jumped"}, "sentences"));
   for (const char* word : {"the", "cow", "jumped"}) bolt->expect_eq(emit_anchored({word}, "s1"));
   bolt->expect_eq(ack("s1"));
@@ -54,9 +59,10 @@ TEST(Examples, SplitSentenceSplits) {
   EXPECT_EQ(bolt->wait_exit(), 0);
 }
 
-TEST(Examples, SentenceSpoutEmitsAndReplays) {
+TEST_P(Examples, SentenceSpoutEmitsAndReplays) {
   TempDir dir;
-  auto spout = start_example("sparse_example_sentence_spout", dir, {{"sentence_spout.limit", 1}});
+  auto spout =
+      start_example("sparse_example_sentence_spout", dir, wire(), {{"sentence_spout.limit", 1}});
   spout->send(command("next"));
   const auto first = spout->expect();
   EXPECT_EQ(first.value("id", sparse::json()), 0);

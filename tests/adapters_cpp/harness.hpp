@@ -1,6 +1,8 @@
 // Test harness: plays the host side of the multilang protocol against a component running in a
 // child process (forked from the test, or an executable). Every wait has a timeout, so a broken
 // component fails the test instead of hanging it; the child is killed when the harness goes away.
+// The host speaks JSON or MessagePack (Wire); MessagePack is encoded and decoded with nlohmann's
+// to_msgpack/from_msgpack, independently of the adapter's own codec.
 #pragma once
 
 #include <sparse/protocol.hpp>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -22,26 +25,51 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace sparse_test {
 
 using sparse::json;
+using sparse::detail::Wire;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 inline constexpr std::chrono::milliseconds kTimeout = 5000ms;
 
+/// One host message as bytes on the wire.
+inline std::string encode(Wire wire, const json& message) {
+  if (wire == Wire::msgpack) {
+    const std::vector<std::uint8_t> bytes = json::to_msgpack(message);
+    return std::string(bytes.begin(), bytes.end());
+  }
+  return message.dump() + "\nend\n";
+}
+
+/// One component message from its bytes on the wire.
+inline json decode(Wire wire, std::string_view bytes) {
+  if (wire == Wire::msgpack) return json::from_msgpack(bytes.begin(), bytes.end());
+  return json::parse(bytes.data(), bytes.data() + bytes.size());
+}
+
+/// For test names: "json", "msgpack".
+inline std::string wire_label(Wire wire) {
+  return wire == Wire::msgpack ? "msgpack" : "json";
+}
+
 /// The host end of a component's stdin/stdout/stderr.
 class ComponentProcess {
  public:
   /// Forks; the child runs `body` with the pipes on fds 0/1/2 and exits with its result.
-  static std::unique_ptr<ComponentProcess> fork(const std::function<int()>& body) {
-    return std::unique_ptr<ComponentProcess>(new ComponentProcess(body, {}));
+  /// The host speaks `wire`.
+  static std::unique_ptr<ComponentProcess> fork(const std::function<int()>& body,
+                                                Wire wire = Wire::json) {
+    return std::unique_ptr<ComponentProcess>(new ComponentProcess(body, {}, wire));
   }
   /// Runs an executable with the pipes on fds 0/1/2.
-  static std::unique_ptr<ComponentProcess> exec(std::vector<std::string> argv) {
-    return std::unique_ptr<ComponentProcess>(new ComponentProcess(nullptr, std::move(argv)));
+  static std::unique_ptr<ComponentProcess> exec(std::vector<std::string> argv,
+                                                Wire wire = Wire::json) {
+    return std::unique_ptr<ComponentProcess>(new ComponentProcess(nullptr, std::move(argv), wire));
   }
 
   /// Closes the component's input and lets it exit (so sanitizers can report), then kills it if
@@ -61,9 +89,19 @@ class ComponentProcess {
   }
 
   pid_t pid() const { return pid_; }
+  Wire wire() const { return wire_; }
 
-  /// A host message: the JSON text and an `end` line.
-  void send(const json& message) { send_raw(message.dump() + "\nend\n"); }
+  /// A host message in the host's format: JSON text and an `end` line, or a MessagePack value.
+  void send(const json& message) { send_raw(encode(wire_, message)); }
+
+  /// Writes `bytes` one write(2) per byte, pausing now and then, so the component's reads see
+  /// messages split everywhere.
+  void send_byte_by_byte(std::string_view bytes) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      send_raw(bytes.substr(i, 1));
+      if (i % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
 
   /// Writes bytes to the component's stdin, draining its stdout meanwhile (no pipe deadlock).
   void send_raw(std::string_view bytes) {
@@ -97,7 +135,7 @@ class ComponentProcess {
     const auto deadline = Clock::now() + timeout;
     for (;;) {
       std::string_view text;
-      if (decoder_.next(text)) return json::parse(text.data(), text.data() + text.size());
+      if (decoder_.next(text)) return decode(wire_, text);
       if (stdout_closed_) return std::nullopt;
       pollfd fds[2] = {{from_child_, POLLIN, 0}, {err_, POLLIN, 0}};
       if (!poll_until(fds, 2, deadline)) return std::nullopt;
@@ -151,7 +189,8 @@ class ComponentProcess {
   }
 
  private:
-  ComponentProcess(const std::function<int()>& body, std::vector<std::string> argv) {
+  ComponentProcess(const std::function<int()>& body, std::vector<std::string> argv, Wire wire)
+      : wire_(wire), decoder_(std::size_t{256} << 20, wire) {
     ::signal(SIGPIPE, SIG_IGN);  // a dead component must fail a test, not kill the runner
     int in[2], out[2], err[2];
     if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) std::abort();
@@ -208,6 +247,7 @@ class ComponentProcess {
     }
   }
 
+  Wire wire_;
   pid_t pid_ = -1;
   int to_child_ = -1;
   int from_child_ = -1;
@@ -281,15 +321,35 @@ class TempDir {
   std::string path_;
 };
 
-/// Starts `body` in a child, performs the handshake and checks the pid reply.
+/// Starts `body` in a child, performs the handshake in `wire` and checks the pid reply.
 inline std::unique_ptr<ComponentProcess> start_component(const std::function<int()>& body,
                                                          const TempDir& dir,
-                                                         json conf = json::object()) {
-  auto process = ComponentProcess::fork(body);
+                                                         json conf = json::object(),
+                                                         Wire wire = Wire::json) {
+  auto process = ComponentProcess::fork(body, wire);
   process->send(handshake(dir.path(), std::move(conf)));
   const json reply = process->expect();
   EXPECT_EQ(reply, (json{{"pid", process->pid()}})) << process->stderr_text();
   return process;
 }
 
+/// Base of protocol tests that run once per host format (TEST_P; see SPARSE_TEST_BOTH_WIRES).
+class WireTest : public ::testing::TestWithParam<Wire> {
+ protected:
+  Wire wire() const { return GetParam(); }
+  std::unique_ptr<ComponentProcess> start(const std::function<int()>& body, const TempDir& dir,
+                                          json conf = json::object()) {
+    return start_component(body, dir, std::move(conf), GetParam());
+  }
+};
+
 }  // namespace sparse_test
+
+/// Runs every TEST_P of `suite` (a WireTest) with a JSON host and with a MessagePack host; the
+/// tests are named Wire/suite.Name/json and Wire/suite.Name/msgpack.
+#define SPARSE_TEST_BOTH_WIRES(suite)                                                          \
+  INSTANTIATE_TEST_SUITE_P(                                                                    \
+      Wire, suite, ::testing::Values(::sparse_test::Wire::json, ::sparse_test::Wire::msgpack), \
+      [](const ::testing::TestParamInfo<::sparse_test::Wire>& info) {                          \
+        return ::sparse_test::wire_label(info.param);                                          \
+      })

@@ -3,7 +3,11 @@
 #include <sparse/bolt.hpp>
 #include <sparse/component.hpp>
 #include <sparse/detail/bolt_inbox.hpp>
+#include <sparse/detail/decoder.hpp>
 #include <sparse/detail/json_reader.hpp>
+#include <sparse/detail/msgpack.hpp>
+#include <sparse/detail/wire.hpp>
+#include <sparse/errors.hpp>
 #include <sparse/json.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/run.hpp>

@@ -67,17 +67,21 @@ sparse::json reliable(sparse::json values, sparse::json id) {
   return m;
 }
 
-TEST(Spout, HandshakeAndCleanExit) {
+// Protocol tests run with a JSON host and with a MessagePack host.
+class Spout : public WireTest {};
+SPARSE_TEST_BOTH_WIRES(Spout);
+
+TEST_P(Spout, HandshakeAndCleanExit) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir);
+  auto spout = start(run_planned, dir);
   spout->close_input();
   EXPECT_EQ(spout->wait_exit(), 0);
 }
 
-TEST(Spout, ExactlyOneSyncAfterEveryCommand) {
+TEST_P(Spout, ExactlyOneSyncAfterEveryCommand) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir,
-                               {{"plan", {{{"emit", {{"a"}, 1}}}, sparse::json::object()}}});
+  auto spout =
+      start(run_planned, dir, {{"plan", {{{"emit", {{"a"}, 1}}}, sparse::json::object()}}});
   spout->send(command("next"));
   spout->expect_eq(reliable({"a"}, 1));
   spout->expect_eq(kSync);
@@ -105,7 +109,7 @@ TEST(Spout, ExactlyOneSyncAfterEveryCommand) {
   EXPECT_EQ(spout->wait_exit(), 0);
 }
 
-TEST(Spout, MessageIdsOfEveryJsonTypeAreEchoedExactly) {
+TEST_P(Spout, MessageIdsOfEveryJsonTypeAreEchoedExactly) {
   const sparse::json ids = {42,
                             -7,
                             3.5,
@@ -118,7 +122,7 @@ TEST(Spout, MessageIdsOfEveryJsonTypeAreEchoedExactly) {
   sparse::json plan = sparse::json::array();
   for (const auto& id : ids) plan.push_back({{"emit", {{"v"}, id}}});
   TempDir dir;
-  auto spout = start_component(run_planned, dir, {{"plan", plan}});
+  auto spout = start(run_planned, dir, {{"plan", plan}});
   for (const auto& id : ids) {
     spout->send(command("next"));
     spout->expect_eq(reliable({"v"}, id));
@@ -134,17 +138,17 @@ TEST(Spout, MessageIdsOfEveryJsonTypeAreEchoedExactly) {
   }
 }
 
-TEST(Spout, ANullMessageIdEmitsAnUnreliableTuple) {
+TEST_P(Spout, ANullMessageIdEmitsAnUnreliableTuple) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir, {{"plan", {{{"emit", {{"u"}, nullptr}}}}}});
+  auto spout = start(run_planned, dir, {{"plan", {{{"emit", {{"u"}, nullptr}}}}}});
   spout->send(command("next"));
   spout->expect_eq(unreliable({"u"}));  // no "id" field
   spout->expect_eq(kSync);
 }
 
-TEST(Spout, TaskIdsAreReadRightAfterTheEmit) {
+TEST_P(Spout, TaskIdsAreReadRightAfterTheEmit) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir, {{"plan", {{{"emit_ids", {"w"}}}}}});
+  auto spout = start(run_planned, dir, {{"plan", {{{"emit_ids", {"w"}}}}}});
   spout->send(command("next"));
   spout->expect_eq({{"command", "emit"}, {"tuple", {"w"}}});  // need_task_ids defaults to true
   EXPECT_FALSE(spout->read(100ms)) << "sync before the task ids arrived";
@@ -153,18 +157,18 @@ TEST(Spout, TaskIdsAreReadRightAfterTheEmit) {
   spout->expect_eq(kSync);
 }
 
-TEST(Spout, DirectEmitsWaitForNoReply) {
+TEST_P(Spout, DirectEmitsWaitForNoReply) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir, {{"plan", {{{"direct", 4}}}}});
+  auto spout = start(run_planned, dir, {{"plan", {{{"direct", 4}}}}});
   spout->send(command("next"));
   spout->expect_eq({{"command", "emit"}, {"id", "d"}, {"task", 4}, {"tuple", {"direct"}}});
   spout->expect_eq(kSync);
 }
 
-TEST(Spout, AnExceptionIsReportedAndTheSyncStillSent) {
+TEST_P(Spout, AnExceptionIsReportedAndTheSyncStillSent) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir,
-                               {{"plan", {{{"throw", "spout boom"}}, {{"emit", {{"after"}, 2}}}}}});
+  auto spout =
+      start(run_planned, dir, {{"plan", {{{"throw", "spout boom"}}, {{"emit", {{"after"}, 2}}}}}});
   spout->send(command("next"));
   const auto error = spout->expect();
   EXPECT_EQ(error.value("command", ""), "error");
@@ -176,7 +180,7 @@ TEST(Spout, AnExceptionIsReportedAndTheSyncStillSent) {
   spout->expect_eq(kSync);
 }
 
-TEST(Spout, AGarbledCommandIsReportedAndAnswered) {
+TEST(SpoutJson, AGarbledCommandIsReportedAndAnswered) {
   TempDir dir;
   auto spout = start_component(run_planned, dir);
   spout->send_raw("{\"command\": \nend\n");
@@ -186,9 +190,9 @@ TEST(Spout, AGarbledCommandIsReportedAndAnswered) {
   spout->expect_eq(kSync);
 }
 
-TEST(Spout, UserOutputOnStdoutCannotCorruptTheProtocol) {
+TEST_P(Spout, UserOutputOnStdoutCannotCorruptTheProtocol) {
   TempDir dir;
-  auto spout = start_component(run_planned, dir, {{"plan", {{{"print", "hello from the spout"}}}}});
+  auto spout = start(run_planned, dir, {{"plan", {{{"print", "hello from the spout"}}}}});
   spout->send(command("next"));
   spout->expect_eq(kSync);
   spout->close_input();

@@ -242,5 +242,15 @@ TEST(Serializer, NamesAndStormClassNames) {
   EXPECT_FALSE(ParseSerializerName("com.example.ThriftSerializer"));
 }
 
+TEST(Serializer, HintsFromWhatADyingChildWroteToStderr) {
+  // pystorm with msgpack, fed a JSON handshake; pystorm with JSON, fed a MessagePack one.
+  EXPECT_TRUE(MismatchHint(Serializer::kJson, "File \".../serializers/msgpack_serializer.py\""));
+  EXPECT_TRUE(MismatchHint(Serializer::kJson, "TypeError: 'int' object is not subscriptable"));
+  EXPECT_TRUE(MismatchHint(Serializer::kMsgpack,
+                           "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x83"));
+  EXPECT_FALSE(MismatchHint(Serializer::kJson, "KeyError: 'database'"));
+  EXPECT_FALSE(MismatchHint(Serializer::kMsgpack, "KeyError: 'database'"));
+}
+
 }  // namespace
 }  // namespace sparse::multilang

@@ -76,32 +76,30 @@ class BoltBase : public Component {
   std::vector<int> emit(json::initializer_list_t values, const BoltEmit& options = BoltEmit()) {
     return emit(json::array(values), options);
   }
-  /// Emits a tuple whose values are the JSON array `values`.
+  /// Emits a tuple whose values are the JSON array `values` (sent in the host's format).
   std::vector<int> emit(const json& values, const BoltEmit& options = BoltEmit()) {
     detail::check_emit_values(values);
     const bool wants_reply = options.need_task_ids && options.direct_task == 0;
     const bool auto_anchored =
         !options.anchors && auto_anchor && current_count_ > 0 && on_dispatch_thread();
-    return detail::send_emit(link(), wants_reply, [&](std::string& out) {
-      out += R"({"command":"emit")";
-      if (options.anchors && !options.anchors->empty()) {
-        out += R"(,"anchors":[)";
-        const char* separator = "";
-        for (const json& id : *options.anchors) {
-          out += separator;
-          detail::append_json(out, id);
-          separator = ",";
+    const bool explicit_anchors = options.anchors && !options.anchors->empty();
+    const std::size_t anchor_count =
+        explicit_anchors ? options.anchors->size() : (auto_anchored ? current_count_ : 0);
+    return detail::send_emit(link(), wants_reply, [&](auto& e) {
+      e.begin_map(
+          1u + (anchor_count > 0 ? 1u : 0u) +
+          detail::emit_tail_entries(options.stream, options.direct_task, options.need_task_ids));
+      e.key("command");
+      e.literal("emit");
+      if (anchor_count > 0) {
+        e.key("anchors");
+        e.begin_array(anchor_count);
+        for (std::size_t i = 0; i < anchor_count; ++i) {
+          e.value(explicit_anchors ? (*options.anchors)[i] : current_[i].id());
         }
-        out += ']';
-      } else if (auto_anchored) {
-        out += R"(,"anchors":[)";
-        for (std::size_t i = 0; i < current_count_; ++i) {
-          if (i > 0) out += ',';
-          detail::append_json(out, current_[i].id());
-        }
-        out += ']';
+        e.end_array();
       }
-      detail::append_emit_tail(out, options.stream, options.direct_task, options.need_task_ids,
+      detail::append_emit_tail(e, options.stream, options.direct_task, options.need_task_ids,
                                values);
     });
   }
@@ -226,10 +224,10 @@ class BoltBase : public Component {
   }
 
   void send_ack(const json& id) {
-    link().output().send([&](std::string& out) { detail::message::ack(out, id); });
+    link().output().send([&](auto& e) { detail::message::ack(e, id); });
   }
   void send_fail(const json& id) {
-    link().output().send([&](std::string& out) { detail::message::fail(out, id); });
+    link().output().send([&](auto& e) { detail::message::fail(e, id); });
   }
 
   bool on_dispatch_thread() const { return std::this_thread::get_id() == dispatch_thread_; }

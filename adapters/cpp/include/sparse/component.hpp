@@ -5,6 +5,7 @@
 #include <sparse/json.hpp>
 #include <sparse/protocol.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <mutex>
@@ -31,7 +32,7 @@ class Link {
 
   Output& output() { return output_; }
 
-  /// Flushes the output, then blocks until the host's next task-id reply (a bare JSON array).
+  /// Flushes the output, then blocks until the host's next task-id reply (a bare array).
   /// Throws Disconnected if input ends first, ProtocolError if the reply is malformed.
   virtual std::vector<int> await_task_ids() = 0;
 
@@ -57,21 +58,32 @@ inline std::vector<int> to_task_ids(const json& reply) {
   throw ProtocolError("the host's task-id reply is not a list of integers: " + excerpt(reply));
 }
 
-/// The fields every emit ends with. `task` 0 means not direct, as in Storm.
-inline void append_emit_tail(std::string& out, const std::string& stream, int task,
-                             bool need_task_ids, const json& values) {
+/// Map entries append_emit_tail writes.
+inline std::size_t emit_tail_entries(const std::string& stream, int task, bool need_task_ids) {
+  return std::size_t{1} + (stream.empty() ? 0u : 1u) + (task != 0 ? 1u : 0u) +
+         (need_task_ids ? 0u : 1u);
+}
+
+/// The entries every emit ends with, and the end of its map. `task` 0 means not direct, as in
+/// Storm.
+template <class Encoder>
+SPARSE_ENCODER_INLINE void append_emit_tail(Encoder& e, const std::string& stream, int task,
+                                            bool need_task_ids, const json& values) {
   if (!stream.empty()) {
-    out += R"(,"stream":)";
-    append_json_string(out, stream);
+    e.key("stream");
+    e.text(stream);
   }
   if (task != 0) {
-    out += R"(,"task":)";
-    append_int(out, task);
+    e.key("task");
+    e.integer(task);
   }
-  if (!need_task_ids) out += R"(,"need_task_ids":false)";
-  out += R"(,"tuple":)";
-  append_json(out, values);
-  out += '}';
+  if (!need_task_ids) {
+    e.key("need_task_ids");
+    e.boolean(false);
+  }
+  e.key("tuple");
+  e.value(values);
+  e.end_map();
 }
 
 inline void check_emit_values(const json& values) {
@@ -121,7 +133,7 @@ class Component {
       return;
     }
     link_->output().send(
-        [&](std::string& out) { detail::message::log(out, message, static_cast<int>(level)); });
+        [&](auto& e) { detail::message::log(e, message, static_cast<int>(level)); });
   }
 
   /// Reports an error to the host (shown as the component's error); the component keeps running.
@@ -130,12 +142,12 @@ class Component {
       std::cerr << "sparse: error before the component runs: " << message << '\n';
       return;
     }
-    link_->output().send([&](std::string& out) { detail::message::error(out, message); });
+    link_->output().send([&](auto& e) { detail::message::error(e, message); });
   }
 
   /// Sends a `metrics` command. (Apache Storm only accepts metrics a Java subclass registered.)
   void send_metrics(std::string_view name, const json& params) {
-    link().output().send([&](std::string& out) { detail::message::metrics(out, name, params); });
+    link().output().send([&](auto& e) { detail::message::metrics(e, name, params); });
   }
 
   /// Writes buffered messages now. The adapter flushes by itself when a callback returns, before

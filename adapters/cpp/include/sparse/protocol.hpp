@@ -1,9 +1,12 @@
 // sparse C++ component adapter — multilang framing and I/O.
 //
-// Wire format (see docs/multilang-protocol.md): every message is one JSON document followed by a
-// line that is exactly `end`. Lines end in "\n", "\r\n" or "\r"; a message may span lines.
+// Wire formats (see docs/multilang-protocol.md and detail/wire.hpp): JSON, where every message is
+// one JSON document followed by a line that is exactly `end` (lines end in "\n", "\r\n" or "\r";
+// a message may span lines), or MessagePack, where every message is one self-delimiting value.
+// The host's first message decides which; the component answers in the same format.
 //
-//   FrameDecoder  pure buffer logic: bytes in, complete messages (views into the buffer) out.
+//   FrameDecoder  pure buffer logic: bytes in, complete messages (views into the buffer) out;
+//                 detects the format from the first message.
 //   FrameReader   FrameDecoder fed by read(2) in large chunks from a file descriptor.
 //   Output        the single writer of protocol messages: composes each message in one buffer,
 //                 thread-safe, and writes many messages with one write(2) when deferred.
@@ -11,6 +14,9 @@
 // None of these own the file descriptors they are given.
 #pragma once
 
+#include <sparse/detail/msgpack.hpp>
+#include <sparse/detail/wire.hpp>
+#include <sparse/errors.hpp>
 #include <sparse/json.hpp>
 
 #include <poll.h>
@@ -30,28 +36,20 @@
 
 namespace sparse {
 
-/// The host sent something the adapter cannot use (not JSON, wrong shape, oversized).
-class ProtocolError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// The host closed the connection (EOF on input, or a broken output pipe) while the component was
-/// waiting for or writing to it. Run loops treat it as the end of the component, not as an error.
-class Disconnected : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 namespace detail {
 
 /// Splits a byte stream into multilang messages without copying them.
 /// Usage: write into write_area(), commit() what was written, then call next() until it returns
 /// false. A view returned by next() stays valid until the next call to write_area().
+/// The format is detected from the first message (detect_wire) unless given to the constructor.
 class FrameDecoder {
  public:
-  explicit FrameDecoder(std::size_t max_message_bytes = std::size_t{256} << 20)
-      : max_message_bytes_(max_message_bytes) {}
+  explicit FrameDecoder(std::size_t max_message_bytes = std::size_t{256} << 20,
+                        Wire wire = Wire::unknown)
+      : max_message_bytes_(max_message_bytes), wire_(wire) {}
+
+  /// The host's format: unknown until the first message has begun to arrive.
+  Wire wire() const { return wire_; }
 
   /// Returns space for at least `min_bytes` more input; its size is write_capacity().
   /// Compacts or grows the buffer, which invalidates views returned earlier.
@@ -65,9 +63,11 @@ class FrameDecoder {
     }
     if (buffer_.size() - end_ < min_bytes) {
       if (end_ - msg_begin_ > max_message_bytes_) {
-        throw ProtocolError("a message from the host is larger than " +
-                            std::to_string(max_message_bytes_) +
-                            " bytes without an `end` line (is the host speaking multilang JSON?)");
+        throw ProtocolError(
+            "a message from the host is larger than " + std::to_string(max_message_bytes_) +
+            (wire_ == Wire::msgpack
+                 ? " bytes (the MessagePack value is not complete yet)"
+                 : " bytes without an `end` line (is the host speaking multilang JSON?)"));
       }
       buffer_.resize(std::max(buffer_.size() * 2, end_ + min_bytes));
     }
@@ -76,9 +76,40 @@ class FrameDecoder {
   std::size_t write_capacity() const { return buffer_.size() - end_; }
   void commit(std::size_t bytes) { end_ += bytes; }
 
-  /// Finds the next complete message: the text before a line that is exactly `end`.
-  /// The text keeps its inner line terminators, which are JSON whitespace.
+  /// Finds the next complete message. Throws ProtocolError if the first message is neither JSON
+  /// nor MessagePack, or if MessagePack input cannot be delimited (then nothing after it can).
   bool next(std::string_view& message) {
+    if (wire_ == Wire::json) return next_json(message);
+    if (wire_ == Wire::msgpack) return next_msgpack(message);
+    wire_ = detect_wire(buffer_.data() + msg_begin_, end_ - msg_begin_);
+    return wire_ != Wire::unknown && next(message);
+  }
+
+  /// At end of input: a last JSON line `end` without a terminator still ends a message (a line
+  /// reader returns the last line at EOF). Call after next() returned false.
+  bool finish(std::string_view& message) {
+    if (wire_ != Wire::json) return false;
+    if (end_ - line_begin_ == 3 && std::memcmp(buffer_.data() + line_begin_, "end", 3) == 0) {
+      message = std::string_view(buffer_.data() + msg_begin_, line_begin_ - msg_begin_);
+      msg_begin_ = line_begin_ = scan_ = end_;
+      return true;
+    }
+    return false;
+  }
+
+  /// True if part of a message is waiting for the rest (for JSON: bytes other than whitespace
+  /// are waiting for an `end` line).
+  bool has_partial_message() const {
+    if (wire_ == Wire::msgpack) return msg_begin_ < end_;
+    return std::any_of(buffer_.begin() + static_cast<std::ptrdiff_t>(msg_begin_),
+                       buffer_.begin() + static_cast<std::ptrdiff_t>(end_),
+                       [](char c) { return !is_json_space(c); });
+  }
+
+ private:
+  // JSON: the text before a line that is exactly `end`. The text keeps its inner line
+  // terminators, which are JSON whitespace.
+  bool next_json(std::string_view& message) {
     const char* base = buffer_.data();
     while (scan_ < end_) {
       const char* from = base + scan_;
@@ -105,31 +136,24 @@ class FrameDecoder {
     return false;
   }
 
-  /// At end of input: a last line `end` without a terminator still ends a message (a line reader
-  /// returns the last line at EOF). Call after next() returned false.
-  bool finish(std::string_view& message) {
-    if (end_ - line_begin_ == 3 && std::memcmp(buffer_.data() + line_begin_, "end", 3) == 0) {
-      message = std::string_view(buffer_.data() + msg_begin_, line_begin_ - msg_begin_);
-      msg_begin_ = line_begin_ = scan_ = end_;
-      return true;
+  // MessagePack: one complete value.
+  bool next_msgpack(std::string_view& message) {
+    if (!framer_.advance(buffer_.data(), scan_, end_, msg_begin_, max_message_bytes_)) {
+      return false;
     }
-    return false;
+    message = std::string_view(buffer_.data() + msg_begin_, scan_ - msg_begin_);
+    msg_begin_ = line_begin_ = scan_;
+    return true;
   }
 
-  /// True if bytes other than whitespace are waiting for an `end` line.
-  bool has_partial_message() const {
-    return std::any_of(buffer_.begin() + static_cast<std::ptrdiff_t>(msg_begin_),
-                       buffer_.begin() + static_cast<std::ptrdiff_t>(end_),
-                       [](char c) { return c != ' ' && c != '\n' && c != '\r' && c != '\t'; });
-  }
-
- private:
   std::vector<char> buffer_;
   std::size_t msg_begin_ = 0;   // first byte of the message being assembled
-  std::size_t line_begin_ = 0;  // first byte of the line being scanned
-  std::size_t scan_ = 0;        // where the search for a line terminator resumes
+  std::size_t line_begin_ = 0;  // JSON: first byte of the line being scanned
+  std::size_t scan_ = 0;        // where the search for the message's end resumes
   std::size_t end_ = 0;         // end of the bytes read so far
   std::size_t max_message_bytes_;
+  Wire wire_;
+  msgpack::Framer framer_;
 };
 
 /// Reads multilang messages from a file descriptor with read(2) in large chunks.
@@ -140,13 +164,19 @@ class FrameReader {
 
   /// If `cancel_fd` >= 0, next() also returns `cancelled` as soon as cancel_fd becomes readable
   /// (it then polls before every read; otherwise reads block).
+  /// `wire` is the input's format, or Wire::unknown to detect it from the first message.
   explicit FrameReader(int fd, int cancel_fd = -1,
-                       std::size_t max_message_bytes = std::size_t{256} << 20)
-      : fd_(fd), cancel_fd_(cancel_fd), decoder_(max_message_bytes) {}
+                       std::size_t max_message_bytes = std::size_t{256} << 20,
+                       Wire wire = Wire::unknown)
+      : fd_(fd), cancel_fd_(cancel_fd), decoder_(max_message_bytes, wire) {}
+
+  /// The host's format, known once next() returned the first message.
+  Wire wire() const { return decoder_.wire(); }
 
   /// Blocks until a whole message is available (`message` views it until the next call), input
   /// ends, or the reader is cancelled. Throws std::system_error on a read error and ProtocolError
-  /// on an oversized message.
+  /// on an oversized message or input that is neither format (after which the connection is
+  /// unusable: there is no telling where the next message starts).
   Result next(std::string_view& message) {
     for (;;) {
       if (decoder_.next(message)) return Result::message;
@@ -197,9 +227,10 @@ class FrameReader {
   FrameDecoder decoder_;
 };
 
-/// The component's only path to the host. Every message is composed in place in one buffer and
-/// terminated with "\nend\n". Thread-safe: the heartbeat reader, the component's main thread and
-/// any thread of user code may send concurrently; messages never interleave.
+/// The component's only path to the host. Every message is composed in place in one buffer, in
+/// the host's format (JSON, terminated with "\nend\n", until set_wire says otherwise). Thread-safe:
+/// the heartbeat reader, the component's main thread and any thread of user code may send
+/// concurrently; messages never interleave.
 ///
 /// Immediate mode (default): each send() is written at once, one write(2) per message.
 /// Deferred mode: messages collect until flush(), flush_if_older_than(), or until the buffer holds
@@ -207,13 +238,20 @@ class FrameReader {
 /// together.
 class Output {
  public:
-  explicit Output(int fd, std::size_t flush_bytes = 64 * 1024)
-      : fd_(fd), flush_bytes_(flush_bytes) {}
+  explicit Output(int fd, std::size_t flush_bytes = 64 * 1024, Wire wire = Wire::json)
+      : fd_(fd), flush_bytes_(flush_bytes), wire_(wire) {}
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  /// Appends one message: `compose(std::string&)` appends its JSON text. If compose throws, the
-  /// partial message is discarded and the exception propagates. Throws Disconnected if the host
+  /// The format of the messages sent from now on (Wire::unknown means JSON).
+  void set_wire(Wire wire) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wire_ = wire;
+  }
+
+  /// Appends one message: `compose(encoder)` writes it through the encoder interface of
+  /// detail/wire.hpp (a generic lambda: [&](auto& e) { message::sync(e); }). If compose throws,
+  /// the partial message is discarded and the exception propagates. Throws Disconnected if the host
   /// closed its end, std::system_error on other write errors.
   template <class Compose>
   void send(Compose&& compose) {
@@ -255,12 +293,11 @@ class Output {
   void append_locked(Compose& compose) {
     const std::size_t before = buffer_.size();
     try {
-      compose(buffer_);
+      encode_message(wire_, buffer_, compose);
     } catch (...) {
       buffer_.resize(before);
       throw;
     }
-    buffer_ += "\nend\n";
     if (before == 0) oldest_ = std::chrono::steady_clock::now();
   }
 
@@ -286,56 +323,83 @@ class Output {
   std::mutex mutex_;
   int fd_;
   std::size_t flush_bytes_;
+  Wire wire_;
   bool deferred_ = false;
   std::string buffer_;
   std::chrono::steady_clock::time_point oldest_;
 };
 
-/// Composers for the fixed-shape messages (append the JSON text of one message).
+/// Composers of the fixed-shape messages, for any encoder of detail/wire.hpp.
 namespace message {
 
-inline void sync(std::string& out) {
-  out += R"({"command":"sync"})";
+template <class Encoder>
+SPARSE_ENCODER_INLINE void sync(Encoder& e) {
+  e.begin_map(1);
+  e.key("command");
+  e.literal("sync");
+  e.end_map();
 }
 
-inline void pid(std::string& out, long pid) {
-  out += R"({"pid":)";
-  append_int(out, pid);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void pid(Encoder& e, long pid) {
+  e.begin_map(1);
+  e.key("pid");
+  e.integer(pid);
+  e.end_map();
 }
 
-inline void ack(std::string& out, const json& id) {
-  out += R"({"command":"ack","id":)";
-  append_json(out, id);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void ack(Encoder& e, const json& id) {
+  e.begin_map(2);
+  e.key("command");
+  e.literal("ack");
+  e.key("id");
+  e.value(id);
+  e.end_map();
 }
 
-inline void fail(std::string& out, const json& id) {
-  out += R"({"command":"fail","id":)";
-  append_json(out, id);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void fail(Encoder& e, const json& id) {
+  e.begin_map(2);
+  e.key("command");
+  e.literal("fail");
+  e.key("id");
+  e.value(id);
+  e.end_map();
 }
 
-inline void log(std::string& out, std::string_view text, int level) {
-  out += R"({"command":"log","msg":)";
-  append_json_string(out, text);
-  out += R"(,"level":)";
-  append_int(out, level);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void log(Encoder& e, std::string_view text, int level) {
+  e.begin_map(3);
+  e.key("command");
+  e.literal("log");
+  e.key("msg");
+  e.text(text);
+  e.key("level");
+  e.integer(level);
+  e.end_map();
 }
 
-inline void error(std::string& out, std::string_view text) {
-  out += R"({"command":"error","msg":)";
-  append_json_string(out, text);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void error(Encoder& e, std::string_view text) {
+  e.begin_map(2);
+  e.key("command");
+  e.literal("error");
+  e.key("msg");
+  e.text(text);
+  e.end_map();
 }
 
-inline void metrics(std::string& out, std::string_view name, const json& params) {
-  out += R"({"command":"metrics","name":)";
-  append_json_string(out, name);
-  out += R"(,"params":)";
-  append_json(out, params);
-  out += '}';
+template <class Encoder>
+SPARSE_ENCODER_INLINE void metrics(Encoder& e, std::string_view name, const json& params) {
+  e.begin_map(3);
+  e.key("command");
+  e.literal("metrics");
+  e.key("name");
+  e.text(name);
+  e.key("params");
+  e.value(params);
+  e.end_map();
 }
 
 }  // namespace message

@@ -1,17 +1,19 @@
 // sparse C++ component adapter — running a component: int main() { return sparse::run<MyBolt>(); }
 //
 // run() performs the handshake (writes the pid file into pidDir, answers {"pid": N}), calls
-// initialize(conf, context), then serves the host until it closes stdin.
+// initialize(conf, context), then serves the host until it closes stdin. The host's format, JSON
+// or MessagePack, is detected from the handshake and used both ways (detail/wire.hpp).
 // Exit codes: 0 when the host closed the input (the normal end), 1 when the component could not
 // start (constructor, handshake or initialize failed) or the connection failed (read/write error,
-// oversized message). The reason goes to stderr.
+// oversized message, input that cannot be framed). The reason goes to stderr.
 #pragma once
 
 #include <sparse/batching_bolt.hpp>
 #include <sparse/bolt.hpp>
 #include <sparse/component.hpp>
 #include <sparse/detail/bolt_inbox.hpp>
-#include <sparse/detail/json_reader.hpp>
+#include <sparse/detail/decoder.hpp>
+#include <sparse/detail/wire.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/spout.hpp>
 #include <sparse/tuple.hpp>
@@ -101,9 +103,10 @@ struct Handshake {
 inline bool read_handshake(FrameReader& reader, Handshake& handshake) {
   std::string_view text;
   if (reader.next(text) != FrameReader::Result::message) return false;
-  json message = parse_message(text);
+  json message = parse_message(reader.wire(), text);
   if (!message.is_object()) {
-    throw ProtocolError("the handshake is not a JSON object: " + excerpt(message));
+    throw ProtocolError(std::string("the handshake is not a ") + wire_name(reader.wire()) +
+                        " map: " + excerpt(message));
   }
   auto field = [&](const char* name) -> json {
     auto it = message.find(name);
@@ -134,7 +137,7 @@ inline void announce_pid(Output& output, const std::string& pid_dir) {
   } else {
     print_failure("cannot create the pid file " + path + ": " + std::strerror(errno));
   }
-  output.send_now([&](std::string& out) { message::pid(out, pid); });
+  output.send_now([&](auto& e) { message::pid(e, pid); });
 }
 
 /// Handshake. Returns false (and has printed why) if the component must stop: 0 or 1 is then in
@@ -145,6 +148,7 @@ inline bool start(FrameReader& reader, Output& output, Handshake& handshake, int
       exit_code = 0;  // closed before the handshake: nothing to do
       return false;
     }
+    output.set_wire(reader.wire());  // answer in the host's format from now on
     announce_pid(output, handshake.pid_dir);
   } catch (const Disconnected&) {
     exit_code = 0;
@@ -228,8 +232,11 @@ class SpoutLink : public Link {
  public:
   SpoutLink(FrameReader& reader, Output& output) : Link(output), reader_(reader) {}
 
-  /// The next message that is not a task-id reply: false at end of input.
-  bool next_command(json& command) {
+  /// The next message that is not a task-id reply: false at end of input. A message that does
+  /// not parse is returned as an empty `command` with the reason in `bad` (the next one can still
+  /// be read); input that cannot be framed throws ProtocolError (nothing after it can).
+  bool next_command(json& command, std::string& bad) {
+    bad.clear();
     if (!pending_.empty()) {
       command = std::move(pending_.front());
       pending_.pop_front();
@@ -237,7 +244,12 @@ class SpoutLink : public Link {
     }
     std::string_view text;
     if (reader_.next(text) != FrameReader::Result::message) return false;
-    command = parse_message(text);
+    try {
+      command = parse_message(reader_.wire(), text);
+    } catch (const ProtocolError& e) {
+      command = json();
+      bad = e.what();
+    }
     return true;
   }
 
@@ -248,7 +260,7 @@ class SpoutLink : public Link {
       if (reader_.next(text) != FrameReader::Result::message) {
         throw Disconnected("sparse: the host closed the connection before sending task ids");
       }
-      json message = parse_message(text);
+      json message = parse_message(reader_.wire(), text);
       if (message.is_array()) return to_task_ids(message);
       pending_.push_back(std::move(message));  // not expected from Storm; keep it for later
     }
@@ -321,19 +333,15 @@ inline int run_spout(Spout& spout, const RunOptions& options) {
   try {
     output.set_deferred(true);  // a command's emits leave together with its sync
     json message;
-    for (;;) {
-      try {
-        if (!link.next_command(message)) break;
-      } catch (const ProtocolError& e) {
+    std::string bad;
+    while (link.next_command(message, bad)) {
+      if (!bad.empty()) {
         // A garbled command: report it and still answer, so the host is not left waiting.
-        print_failure(e.what());
-        spout.report_error(e.what());
-        output.send([](std::string& out) { message::sync(out); });
-        output.flush();
-        continue;
-      }
-      if (dispatch_spout_command(spout, message)) {
-        output.send([](std::string& out) { message::sync(out); });
+        print_failure(bad);
+        spout.report_error(bad);
+        output.send([](auto& e) { message::sync(e); });
+      } else if (dispatch_spout_command(spout, message)) {
+        output.send([](auto& e) { message::sync(e); });
       }
       output.flush();
     }

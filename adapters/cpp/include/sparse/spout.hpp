@@ -11,6 +11,7 @@
 #include <sparse/component.hpp>
 #include <sparse/json.hpp>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,13 +73,18 @@ class Spout : public Component {
   std::vector<int> emit(const json& values, const SpoutEmit& options = SpoutEmit()) {
     detail::check_emit_values(values);
     const bool wants_reply = options.need_task_ids && options.direct_task == 0;
-    return detail::send_emit(link(), wants_reply, [&](std::string& out) {
-      out += R"({"command":"emit")";
-      if (!options.message_id.is_null()) {
-        out += R"(,"id":)";
-        detail::append_json(out, options.message_id);
+    const bool has_id = !options.message_id.is_null();
+    return detail::send_emit(link(), wants_reply, [&](auto& e) {
+      e.begin_map(
+          1u + (has_id ? 1u : 0u) +
+          detail::emit_tail_entries(options.stream, options.direct_task, options.need_task_ids));
+      e.key("command");
+      e.literal("emit");
+      if (has_id) {
+        e.key("id");
+        e.value(options.message_id);
       }
-      detail::append_emit_tail(out, options.stream, options.direct_task, options.need_task_ids,
+      detail::append_emit_tail(e, options.stream, options.direct_task, options.need_task_ids,
                                values);
     });
   }

@@ -3,14 +3,14 @@
 // A reader thread owns the input. It parses every message once and
 //  - answers heartbeats itself (with `sync`, through Output), so a bolt stuck in a long process()
 //    call still looks alive to the host;
-//  - queues task-id replies (bare JSON arrays) for the thread waiting in emit;
+//  - queues task-id replies (bare arrays) for the thread waiting in emit;
 //  - queues tuples for the main thread, bounded by count and bytes (the pipe then pushes back on
 //    the host). The bound is lifted while the main thread waits for a task-id reply, so a reply
 //    stuck behind queued tuples can never deadlock the bolt.
 #pragma once
 
 #include <sparse/component.hpp>
-#include <sparse/detail/json_reader.hpp>
+#include <sparse/detail/decoder.hpp>
 #include <sparse/protocol.hpp>
 #include <sparse/tuple.hpp>
 
@@ -32,55 +32,6 @@
 
 namespace sparse {
 namespace detail {
-
-/// Parses a message to a bolt in one pass: a tuple object (ticks and heartbeats included) goes
-/// into `tuple` (returns true), a task-id reply array into `reply` (returns false). Anything else
-/// throws ProtocolError.
-inline bool parse_bolt_message(std::string_view text, Tuple& tuple, json& reply) {
-  JsonReader reader(text);
-  const char first = reader.peek();
-  if (first == '[') {
-    reply = reader.parse_document();
-    return false;
-  }
-  if (first != '{') {
-    const json value = reader.parse_document();  // reports invalid JSON as such
-    throw ProtocolError("the host sent a message that is neither a tuple nor a task-id list: " +
-                        excerpt(value));
-  }
-  reader.expect('{');
-  json id;
-  std::string component;
-  std::string stream = "default";
-  std::int64_t task = 0;
-  json values;
-  std::string key;
-  for (bool first_member = true; reader.next_member(first_member); first_member = false) {
-    reader.read_key(key);
-    const std::string_view name = key;
-    if (name == "tuple") {
-      values = reader.read_value();
-    } else if (name == "id") {
-      id = reader.read_value();
-    } else if (name == "comp") {
-      if (!reader.read_string_if_any(component)) reader.read_value();  // null for heartbeats
-    } else if (name == "stream") {
-      if (!reader.read_string_if_any(stream)) reader.read_value();
-    } else if (name == "task") {
-      const json value = reader.read_value();
-      if (value.is_number_integer()) task = value.get<std::int64_t>();
-    } else {
-      reader.read_value();
-    }
-  }
-  reader.expect_end();
-  if (!values.is_array()) {
-    std::string shown(text.substr(0, 200));
-    throw ProtocolError("a tuple message from the host has no \"tuple\" array: " + shown);
-  }
-  tuple = Tuple(std::move(id), std::move(component), std::move(stream), task, std::move(values));
-  return true;
-}
 
 struct InboxLimits {
   std::size_t max_tuples;
@@ -211,7 +162,7 @@ class BoltInbox : public Link {
     Tuple tuple;
     json reply;
     try {
-      if (!parse_bolt_message(text, tuple, reply)) {
+      if (!parse_bolt_message(reader_.wire(), text, tuple, reply)) {
         std::lock_guard<std::mutex> lock(mutex_);
         replies_.push_back(std::move(reply));
         reply_cv_.notify_one();
@@ -222,7 +173,7 @@ class BoltInbox : public Link {
       return;
     }
     if (tuple.is_heartbeat()) {
-      output().send_now([](std::string& out) { message::sync(out); });
+      output().send_now([](auto& e) { message::sync(e); });
       return;
     }
     parsed_.push_back(std::move(tuple));
@@ -252,10 +203,11 @@ class BoltInbox : public Link {
     return true;
   }
 
-  // A malformed message is skipped: framing is intact, so the next one can still be read.
+  // A malformed message is skipped: framing is intact, so the next one can still be read. (Input
+  // that cannot be framed makes the reader throw, which ends the bolt.)
   void report_bad_message(const std::string& what) {
     std::cerr << "sparse: " << what << '\n';
-    output().send([&](std::string& out) { message::error(out, what); });
+    output().send([&](auto& e) { message::error(e, what); });
   }
 
   FrameReader& reader_;

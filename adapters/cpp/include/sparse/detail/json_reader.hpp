@@ -15,8 +15,8 @@
 // to this with a corpus and a differential fuzz.
 #pragma once
 
+#include <sparse/errors.hpp>
 #include <sparse/json.hpp>
-#include <sparse/protocol.hpp>
 
 #include <clocale>
 #include <cmath>
