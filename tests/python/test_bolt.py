@@ -4,7 +4,7 @@ import json
 import time
 import unittest
 
-from host import HostTestCase
+from host import HostTestCase, json_only
 
 
 class BoltTest(HostTestCase, unittest.TestCase):
@@ -113,8 +113,8 @@ class BoltTest(HostTestCase, unittest.TestCase):
     def test_a_burst_of_tuples_is_answered_in_full_and_in_order(self):
         host = self.started()
         burst = b"".join(
-            json.dumps({"id": str(i), "comp": "source", "stream": "default", "task": 3,
-                        "tuple": ["echo", i]}).encode() + b"\nend\n" for i in range(2000))
+            host.encode({"id": str(i), "comp": "source", "stream": "default", "task": 3,
+                         "tuple": ["echo", i]}) for i in range(2000))
         host.send_raw(burst)
         for i in range(2000):
             host.recv_command("emit", tuple=[i], anchors=[str(i)], need_task_ids=False)
@@ -199,6 +199,7 @@ class BoltTest(HostTestCase, unittest.TestCase):
         host.recv_command("error", msg="something broke")
         host.recv_command("ack", id="4")
 
+    @json_only
     def test_multiline_json_and_crlf_cr_framing(self):
         host = self.started()
         pretty = json.dumps({"id": "ml", "comp": "src", "stream": "default", "task": 2,
@@ -242,7 +243,7 @@ class BoltTest(HostTestCase, unittest.TestCase):
 
     def test_malformed_input_is_a_fatal_protocol_error(self):
         host = self.started()
-        host.send_raw(b"this is not json\nend\n")
+        host.send_raw(host.malformed())
         error = host.recv_command("error")
         self.assertIn("protocol error", error["msg"])
         self.assertEqual(host.wait(), 1)

@@ -1,4 +1,4 @@
-"""In-process tests of the framing layer and the print-to-log stream."""
+"""In-process tests of the JSON framing layer and the print-to-log stream."""
 
 import io
 import os
@@ -9,8 +9,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "adapters", "python"))
 
 from sparse_multilang.logs import log_level_number  # noqa: E402
-from sparse_multilang.protocol import (MessageReader, MessageWriter,  # noqa: E402
-                                       ProtocolError, encode_message)
+from sparse_multilang.protocol import (MessageWriter, ProtocolError,  # noqa: E402
+                                       encode_message)
+from sparse_multilang.serializers import JsonReader  # noqa: E402
 from sparse_multilang.stdio import PrintToLog  # noqa: E402
 
 
@@ -32,7 +33,7 @@ class Trickle(io.RawIOBase):
 
 
 def reader(data, step=None):
-    return MessageReader(Trickle(data, step) if step else io.BytesIO(data))
+    return JsonReader(Trickle(data, step) if step else io.BytesIO(data))
 
 
 def read_all(data, step=None):

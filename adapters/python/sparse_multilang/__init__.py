@@ -1,6 +1,8 @@
 """sparse_multilang: write Storm multilang components (bolts and spouts) in Python.
 
-Standard library only. Components run under sparse and under Apache Storm alike::
+Standard library only; speaks JSON (Storm's serializer) and, when the host does and the
+``msgpack`` package is installed, MessagePack. Components run under sparse and under Apache
+Storm alike::
 
     from sparse_multilang import Bolt
 
@@ -18,7 +20,7 @@ from .batching import BatchingBolt
 from .bolt import Bolt
 from .component import Component
 from .logs import LOG_LEVELS
-from .protocol import HostGone, ProtocolError
+from .protocol import HostGone, ProtocolError, SerializerUnavailable
 from .reliable_spout import ReliableSpout
 from .spout import Spout
 from .tuples import Tuple
@@ -31,6 +33,7 @@ __all__ = [
     "LOG_LEVELS",
     "ProtocolError",
     "ReliableSpout",
+    "SerializerUnavailable",
     "Spout",
     "Tuple",
 ]

@@ -8,7 +8,8 @@ import traceback
 
 from . import stdio
 from .logs import MultilangLogHandler, log_level_number
-from .protocol import HostGone, MessageReader, MessageWriter, ProtocolError
+from .protocol import (HostGone, MessageWriter, ProtocolError, SerializerUnavailable,
+                       open_reader)
 
 __all__ = ["Component"]
 
@@ -50,6 +51,11 @@ class Component:
         """Called once after the handshake, before the first tuple or command."""
 
     # ----------------------------------------------------------------- public API
+    @property
+    def serializer(self):
+        """The format the host speaks: "json" or "msgpack" (None before the handshake)."""
+        return self._reader.serializer.name if self._reader is not None else None
+
     def log(self, msg, level="info"):
         """Sends a ``log`` command. ``level``: trace, debug, info, warn, error, or 0..4."""
         message = {"command": "log", "msg": str(msg), "level": log_level_number(level)}
@@ -89,12 +95,17 @@ class Component:
             self._loop()
         except HostGone:
             pass
+        except SerializerUnavailable as exc:
+            # Nothing goes to the host: this process cannot write the host's format.
+            sys.stderr.write("sparse_multilang: %s\n" % exc)
+            raise SystemExit(1)
         except ProtocolError as exc:
             sys.stderr.write("sparse_multilang: protocol error: %s\n" % exc)
-            try:
-                self.report_error("protocol error: %s" % exc)
-            except (Exception, HostGone):
-                pass
+            if self._connected:  # before the handshake, stderr is all there is
+                try:
+                    self.report_error("protocol error: %s" % exc)
+                except (Exception, HostGone):
+                    pass
             raise SystemExit(1)
         except KeyboardInterrupt:
             raise SystemExit(130)
@@ -169,8 +180,13 @@ class Component:
             self._input_stream = self._input_stream or stdin
             self._output_stream = self._output_stream or stdout
         self._writer = MessageWriter(self._output_stream)
-        self._reader = MessageReader(self._input_stream, before_wait=self._writer.flush)
         self._protocol_thread = threading.get_ident()
+        # The first message tells the host's format; the writer answers in it from then on.
+        reader = open_reader(self._input_stream, before_wait=self._writer.flush)
+        if reader is None:
+            raise HostGone("stdin closed before the handshake")
+        self._writer.use(reader.serializer)
+        self._reader = reader
         self._handshake()
 
     def _handshake(self):

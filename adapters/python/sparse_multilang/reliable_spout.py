@@ -9,9 +9,22 @@ __all__ = ["ReliableSpout"]
 
 
 def _key(tup_id):
-    # Ids come back from the host as JSON values (possibly lists or dicts): key them by a
+    # Ids come back from the host decoded anew (possibly lists or dicts): key them by a
     # canonical encoding.
-    return json.dumps(tup_id, sort_keys=True, separators=(",", ":"))
+    try:
+        return json.dumps(tup_id, sort_keys=True, separators=(",", ":"))
+    except TypeError:
+        # Not a JSON value (bytes, or map keys of mixed types: possible under MessagePack,
+        # which keeps map order): the repr, with tuples as the lists they come back as.
+        return repr(_as_decoded(tup_id))
+
+
+def _as_decoded(value):
+    if isinstance(value, (list, tuple)):
+        return [_as_decoded(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_decoded(item) for key, item in value.items()}
+    return value
 
 
 class _Pending:

@@ -41,7 +41,8 @@ class Spout(Component):
     def emit(self, values, tup_id=None, stream=None, direct_task=None, need_task_ids=True):
         """Emits ``values`` (a list) on ``stream`` (default "default").
 
-        ``tup_id``: the message id (any JSON value) echoed back in ``ack``/``fail``; None
+        ``tup_id``: the message id (any value the host's format carries: a JSON value, or
+        for MessagePack also bytes) echoed back in ``ack``/``fail``; None
         emits an unreliable tuple. ``direct_task``: emit directly to that task. Returns the
         receiving task ids, or None for a direct emit or when ``need_task_ids`` is false.
         """

@@ -1,8 +1,11 @@
 """A ReliableSpout emitting m1 and m2 once each, replaying failures up to twice."""
 
 import json
+import sys
 
 from sparse_multilang import ReliableSpout
+
+BYTES_IDS = sys.argv[1:] == ["--bytes-ids"]  # tuple ids b"m1", b"m2" (MessagePack only)
 
 
 class RetrySpout(ReliableSpout):
@@ -14,6 +17,8 @@ class RetrySpout(ReliableSpout):
     def next_tuple(self):
         if self.next_number <= 2:
             tup_id = "m%d" % self.next_number
+            if BYTES_IDS:
+                tup_id = tup_id.encode("ascii")
             self.emit(["message %d" % self.next_number], tup_id=tup_id, need_task_ids=False)
             self.next_number += 1
 

@@ -85,6 +85,15 @@ class ScriptedBolt(Bolt):
     def do_echo(self, tup, *values):
         self.emit(list(values), need_task_ids=False)
 
+    def do_emit_bytes(self, tup, text):
+        self.emit([text.encode("utf-8"), text], need_task_ids=False)
+
+    def do_emit_power(self, tup, base, exponent):
+        self.emit([base ** exponent], need_task_ids=False)
+
+    def do_serializer(self, tup):
+        self.log("serializer %s" % self.serializer)
+
 
 class NoAutoBolt(ScriptedBolt):
     auto_ack = False
