@@ -1070,15 +1070,14 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
   }
   std::string values;
   values.reserve(64 + msg->len + msg->key_len);
-  runtime::ValueSpans spans;
-  if (const auto decode_error = encoder_.Encode(view, values, &spans)) {
+  if (const auto decode_error = encoder_.Encode(view, values)) {
     ++decode_errors_;
     GiveUp(p, *rec, "cannot decode: " + *decode_error);
     return false;
   }
   // The tuple is made once and kept for a retry; the message can go (see MessageReaper).
   reaper_->Release(msg.release());
-  rec->tuple = out_.Prepare(o_.stream, std::move(values), std::move(spans));
+  rec->tuple = out_.Prepare(o_.stream, std::move(values));
   if (!rec->tuple) {
     GiveUp(p, *rec, "the runtime refused the tuple (see the error before)");
     return false;

@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "multilang/messages.hpp"
+#include "runtime/json_text.hpp"
 
 namespace sparse::kafka {
 
@@ -155,13 +155,19 @@ std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
       out += Base64Encode(*bytes);
       out += '"';
       return std::nullopt;
-    case Format::kJson:
-      if (!nlohmann::json::accept(*bytes)) {
-        return std::string(what) + " is not a JSON document (" + what + "_format: json)";
+    case Format::kJson: {
+      if (const auto error = runtime::json::Validate(*bytes, runtime::kMaxValueDepth)) {
+        if (error->too_deep) {
+          return std::string(what) + " nests deeper than " +
+                 std::to_string(runtime::kMaxValueDepth) + " levels (" + what +
+                 "_format: json), the most a tuple value may";
+        }
+        return std::string(what) + " is not a JSON document (" + what +
+               "_format: json): " + runtime::json::Describe(*error);
       }
       if (bytes->find_first_of("\r\n") != std::string_view::npos) {
         // Tuples travel as one line in some protocols: keep the document, drop the layout.
-        out += nlohmann::json::parse(*bytes).dump();
+        runtime::json::AppendMinified(out, *bytes);
       } else {
         // Without the document's surrounding blanks, so the value's span is its JSON exactly.
         std::string_view doc = *bytes;
@@ -170,24 +176,17 @@ std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
         out.append(doc.data(), doc.size());
       }
       return std::nullopt;
+    }
   }
   return std::string("unknown format");
 }
 
-std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out,
-                                                 runtime::ValueSpans* spans) const {
-  if (spans) spans->clear();
+std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out) const {
   out.push_back('[');
   bool first = true;
-  std::size_t value_start = 0;
-  // Separates values, and closes the span of the one before.
   auto comma = [&] {
-    if (!first) {
-      if (spans) spans->emplace_back(value_start, out.size() - value_start);
-      out.push_back(',');
-    }
+    if (!first) out.push_back(',');
     first = false;
-    value_start = out.size();
   };
   char digits[24];
   auto append_int = [&](std::int64_t n) {
@@ -222,17 +221,52 @@ std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::
   }
   if (!json_fields_.empty()) {
     if (!record.value) return std::string("value is null but json_fields need a JSON object");
-    nlohmann::json doc = nlohmann::json::parse(*record.value, nullptr, false);
-    if (doc.is_discarded()) return std::string("value is not a JSON document (json_fields)");
-    if (!doc.is_object()) return std::string("value is not a JSON object (json_fields)");
-    for (const auto& name : json_fields_) {
-      comma();
-      auto it = doc.find(name);
-      out += it == doc.end() ? std::string("null") : it->dump();
+    if (auto err = AppendJsonFields(out, *record.value, comma)) return err;
+  }
+  out.push_back(']');
+  return std::nullopt;
+}
+
+template <typename Comma>
+std::optional<std::string> RecordEncoder::AppendJsonFields(std::string& out, std::string_view doc,
+                                                           Comma& comma) const {
+  // The document's members are the tuple's values: they may nest one level more than a value.
+  if (const auto error = runtime::json::Validate(doc, runtime::kMaxValueDepth + 1)) {
+    if (error->too_deep) {
+      return "value nests deeper than " + std::to_string(runtime::kMaxValueDepth + 1) +
+             " levels (json_fields), more than a tuple value may";
+    }
+    return "value is not a JSON document (json_fields): " + runtime::json::Describe(*error);
+  }
+  const std::size_t start = doc.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos || doc[start] != '{') {
+    return std::string("value is not a JSON object (json_fields)");
+  }
+  // Each named member's value; a repeated key keeps its last value.
+  boost::container::small_vector<std::string_view, 8> found(json_fields_.size());
+  runtime::json::MemberReader members(doc.substr(start));
+  std::string_view key;
+  std::string_view value;
+  std::string decoded;
+  while (members.Next(key, value)) {
+    std::string_view name = key;
+    if (key.find('\\') != std::string_view::npos) {
+      decoded.clear();
+      runtime::json::AppendUnescaped(decoded, key);
+      name = decoded;
+    }
+    for (std::size_t k = 0; k < json_fields_.size(); ++k) {
+      if (json_fields_[k] == name) found[k] = value;
     }
   }
-  if (spans && !first) spans->emplace_back(value_start, out.size() - value_start);
-  out.push_back(']');
+  for (const std::string_view v : found) {
+    comma();
+    if (v.empty()) {
+      out += "null";
+    } else {
+      runtime::json::AppendMinified(out, v);
+    }
+  }
   return std::nullopt;
 }
 
@@ -242,12 +276,12 @@ std::optional<std::string> ValueBytes(std::string_view json_value, bool& ok) {
   if (json_value.size() >= 2 && json_value.front() == '"' && json_value.back() == '"') {
     const std::string_view inner = json_value.substr(1, json_value.size() - 2);
     if (inner.find('\\') == std::string_view::npos) return std::string(inner);
-    nlohmann::json s = nlohmann::json::parse(json_value, nullptr, false);
-    if (s.is_discarded() || !s.is_string()) {
+    std::string text;
+    if (!runtime::json::AppendUnescaped(text, inner)) {
       ok = false;
       return std::nullopt;
     }
-    return s.get<std::string>();
+    return text;
   }
   return std::string(json_value);
 }

@@ -33,16 +33,19 @@ struct RecordView {
 class RecordEncoder {
  public:
   explicit RecordEncoder(const SpoutOptions& options);
-  // Appends the tuple's values (a JSON array) to `out`, and when `spans` is given, sets it to the
-  // span of each value in `out` (what runtime::SplitJsonArray would find, without another pass).
-  // On a decode error returns its description ("value is not valid UTF-8 text (value_format:
-  // string)") and leaves `out` and `spans` in an unspecified state.
-  std::optional<std::string> Encode(const RecordView& record, std::string& out,
-                                    runtime::ValueSpans* spans = nullptr) const;
+  // Appends the tuple's values (a JSON array) to `out`. On a decode error returns its
+  // description ("value is not valid UTF-8 text (value_format: string)") and leaves `out` in an
+  // unspecified state. JSON from a record (value_format: json, json_fields) is validated, and
+  // refused when the tuple would nest deeper than runtime::kMaxTupleDepth: no record, however
+  // deep or malformed, gets past here as anything but a decode error. Nothing recurses.
+  std::optional<std::string> Encode(const RecordView& record, std::string& out) const;
 
  private:
   std::optional<std::string> AppendBytes(std::string& out, std::optional<std::string_view> bytes,
                                          Format format, const char* what) const;
+  template <typename Comma>
+  std::optional<std::string> AppendJsonFields(std::string& out, std::string_view doc,
+                                              Comma& comma) const;
 
   std::vector<RecordField> fields_;
   Format key_format_;

@@ -49,13 +49,11 @@ class BuiltinCollector {
                                        const std::vector<std::string>& anchors,
                                        std::optional<int> direct_task) = 0;
   // For a spout that keeps what it emitted, to emit it again on a retry (Kafka): Prepare checks
-  // and splits the values once, as Emit does (an undeclared stream or a value that is not a JSON
-  // array is reported and gives nullptr); EmitPrepared emits the result, shared with the
-  // receivers instead of copied. `spans` may give the values' spans when the caller knows them
-  // (empty: the runtime finds them).
+  // and splits the values once, as Emit does (an undeclared stream, or values that are not a
+  // valid JSON array nested at most kMaxTupleDepth levels, are reported and give nullptr);
+  // EmitPrepared emits the result, shared with the receivers instead of copied.
   virtual std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream,
-                                                      std::string values_json,
-                                                      ValueSpans spans) = 0;
+                                                      std::string values_json) = 0;
   virtual const std::vector<int>& EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
                                                const std::string& message_id_json) = 0;
   virtual void Ack(const std::string& tuple_id) = 0;

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "multilang/loop_clock.hpp"
+#include "multilang/messages.hpp"
 #include "runtime/config.hpp"
 #include "runtime/delivery.hpp"
 
@@ -225,8 +226,7 @@ void BuiltinTask::PumpBolt() {
 }
 
 std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
-                                                         std::string values_json,
-                                                         ValueSpans spans) {
+                                                         std::string values_json) {
   auto it = cdef_.stream_index.find(stream);
   if (it == cdef_.stream_index.end()) {
     ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
@@ -238,10 +238,10 @@ std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stre
   t->source_task = id_;
   t->source_component = component_;
   t->stream = it->second;
-  if (!spans.empty()) {
-    t->spans = std::move(spans);
-  } else if (!SplitJsonArray(t->values_json, t->spans)) {
-    ReportError("emit of a value that is not a JSON array: tuple dropped");
+  // Built-in components carry untrusted data too (a Kafka record): checked like a child's emit.
+  if (auto err = ValidateTuple(t->values_json, t->spans)) {
+    ReportError("emit of values that are not a valid JSON array (" + *err +
+                "): tuple dropped: " + multilang::Truncate(t->values_json));
     stats_.dropped++;
     return nullptr;
   }
@@ -253,7 +253,7 @@ const std::vector<int>& BuiltinTask::Emit(const std::string& stream, std::string
                                           const std::vector<std::string>& anchors,
                                           std::optional<int> direct_task) {
   targets_.clear();
-  auto t = Prepare(stream, std::move(values_json), {});
+  auto t = Prepare(stream, std::move(values_json));
   if (!t) {
     FailDropped(message_id_json);
     return targets_;

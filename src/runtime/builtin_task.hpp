@@ -41,8 +41,8 @@ class BuiltinTask : public Task, public BuiltinCollector {
                                const std::string& message_id_json,
                                const std::vector<std::string>& anchors,
                                std::optional<int> direct_task) override;
-  std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream, std::string values_json,
-                                              ValueSpans spans) override;
+  std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream,
+                                              std::string values_json) override;
   const std::vector<int>& EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
                                        const std::string& message_id_json) override;
   void Ack(const std::string& tuple_id) override;

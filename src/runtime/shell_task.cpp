@@ -222,8 +222,10 @@ std::shared_ptr<EmittedTuple> ShellTask::MakeEmitted(multilang::ComponentMessage
   t->source_task = id_;
   t->source_component = component_;
   t->stream = it->second;
-  if (!SplitJsonArray(t->values_json, t->spans)) {
-    Violation("protocol violation: `tuple` is not a JSON array", raw);
+  // Checked here, where the tuple enters: invalid or over-deep values would otherwise reach the
+  // receivers and break them instead, who would be blamed for the sender's fault.
+  if (auto err = ValidateTuple(t->values_json, t->spans)) {
+    Violation("protocol violation: `tuple` is not a valid JSON array: " + *err, raw);
     return nullptr;
   }
   return t;

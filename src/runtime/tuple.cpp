@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runtime/json_text.hpp"
+
 namespace sparse::runtime {
 
 namespace {
@@ -65,6 +67,18 @@ bool SplitJsonArray(std::string_view s, ValueSpans& spans) {
     }
   }
   return false;
+}
+
+std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans& spans) {
+  if (const auto error = json::Validate(array_json, kMaxTupleDepth, &spans)) {
+    if (error->too_deep) {
+      return "nested deeper than " + std::to_string(kMaxTupleDepth) + " levels (byte " +
+             std::to_string(error->offset) + "; messages nest at most " +
+             std::to_string(multilang::kMaxNestingDepth) + ")";
+    }
+    return json::Describe(*error);
+  }
+  return std::nullopt;
 }
 
 }  // namespace sparse::runtime

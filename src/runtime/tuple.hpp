@@ -13,12 +13,22 @@
 #pragma GCC diagnostic pop
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "multilang/msgpack_codec.hpp"
+
 namespace sparse::runtime {
+
+// How deep a tuple may nest. Messages nest at most multilang::kMaxNestingDepth levels in either
+// direction and encoding (the C++ adapter and the MessagePack reader hold them to it), and a
+// tuple travels inside a message object: its array may nest one level less, and each of its
+// values two levels less.
+inline constexpr std::size_t kMaxTupleDepth = multilang::kMaxNestingDepth - 1;
+inline constexpr std::size_t kMaxValueDepth = multilang::kMaxNestingDepth - 2;
 
 // Offset and length of each value in a tuple's JSON text. Most tuples have a handful of values:
 // they live inline, so making a tuple costs no allocation for them.
@@ -57,7 +67,13 @@ struct InputTuple {
 };
 
 // Splits a JSON array's text into the spans of its values. Returns false if it is not an array.
-// Cheap: one pass over the bytes, tracking strings and nesting.
+// Cheap: one pass over the bytes, tracking strings and nesting. It does not validate the values:
+// what enters the runtime goes through ValidateTuple instead.
 bool SplitJsonArray(std::string_view array_json, ValueSpans& spans);
+
+// Checks that `array_json` is a JSON array of valid JSON values nested at most kMaxTupleDepth
+// levels (see json::Validate for what valid means), and sets `spans` to its values' spans, in
+// one pass. On failure returns why ("invalid literal at byte 1") and leaves `spans` unspecified.
+std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans& spans);
 
 }  // namespace sparse::runtime

@@ -196,6 +196,50 @@ bolts:
 
 // (2a) A C++ bolt picks the receiving task itself, from the context's task list of the component
 // that subscribes with a direct grouping.
+// Issue 18: fields grouping hashed the JSON text, and the adapters spell strings differently:
+// the C++ adapter writes "café" as UTF-8, Python's json writes "caf\u00e9". The same word from a
+// C++ bolt and from a Python bolt reached two different tasks of the counting bolt.
+TEST(CppMixed, FieldsGroupingSendsAWordToOneTaskWhicheverAdapterSpelledIt) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: spellings
+config: {test.sentences: ["café", "naïve", "日本語", "a/b", "plain"], test.repeat: 10}
+spouts:
+  - {id: words, command: )" +
+                            Py("SentenceSpout") + R"(, outputs: [word]}
+bolts:
+  - {id: py, command: )" + Py("PassBolt") +
+                            R"(, outputs: [word], inputs: [{from: words}]}
+  - {id: cpp, command: )" + Cpp("echo") +
+                            R"(, outputs: [word], inputs: [{from: words}]}
+  - id: count
+    command: )" + Py("RecordSink") +
+                            R"(
+    parallelism: 8
+    inputs:
+      - {from: py, grouping: fields, fields: [word]}
+      - {from: cpp, grouping: fields, fields: [word]}
+)");
+  auto r = RunUntilIdle(sb);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::set<std::string>> files;
+  std::map<std::string, std::set<std::string>> sources;
+  std::map<std::string, int> seen;
+  for (const auto& [file, lines] : sb.LinesByFile("count-")) {
+    for (const auto& l : lines) {
+      const std::string word = l["values"][0];
+      files[word].insert(file);
+      sources[word].insert(l["source"].get<std::string>());
+      ++seen[word];
+    }
+  }
+  for (const std::string word : {"café", "naïve", "日本語", "a/b", "plain"}) {
+    EXPECT_EQ(seen[word], 20) << word;
+    EXPECT_EQ(sources[word], (std::set<std::string>{"cpp", "py"})) << word;
+    EXPECT_EQ(files[word].size(), 1u) << word << " reached several tasks";
+  }
+  ExpectNoLeftovers(sb);
+}
+
 TEST(CppMixed, CppBoltEmitsDirectToChosenPythonTasks) {
   Sandbox sb;
   sb.Write("topo.yaml", R"(name: cpp-direct

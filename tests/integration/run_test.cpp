@@ -490,6 +490,44 @@ TEST(Misbehaving, OversizedMessageIsAViolation) {
   ExpectNoLeftovers(sb);
 }
 
+// Issue 18: values that are not valid JSON (`[tru]`) or are nested 100,000 deep passed the
+// runtime and broke the bolt that received them, which was then blamed, and restarted in a loop,
+// for the sender's fault. The runtime checks a tuple where it enters: the sender broke the
+// protocol, and the receiver never sees the tuple.
+class InvalidTuple : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(InvalidTuple, TheSenderIsBlamedNotTheReceiver) {
+  const auto& [kind, reason] = GetParam();
+  Sandbox sb;
+  // A reliable spout replays what the broken bolt had, so the bolt keeps getting work.
+  sb.Write("topo.yaml",
+           OneBolt("[python3, raw_components.py, emit_invalid, " + kind + "]", "NumberSpout") +
+               "  - {id: sink, command: " + Py("RecordSink") + ", inputs: [{from: bad}]}\n");
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.max=1", "-o", "sparse.restart.backoff.ms=10",
+                               "--stats-json", "stats.json"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 3000);
+  EXPECT_NE(r.err.find("crash loop: component `bad` (task 1) failed 2 times"), std::string::npos)
+      << r.err.substr(0, 3000);
+  EXPECT_NE(r.err.find("protocol violation: `tuple` is not a valid JSON array: " + reason),
+            std::string::npos)
+      << r.err.substr(0, 3000);
+  EXPECT_EQ(r.err.find("component sink"), std::string::npos)
+      << "the receiver did nothing wrong: " << r.err.substr(0, 3000);
+  const auto sink = StatsOf(ReadStats(sb), "sink");
+  EXPECT_EQ(sink["restarts"], 0) << sink.dump();
+  EXPECT_EQ(sink["executed"], 0) << sink.dump();
+  ExpectNoLeftovers(sb);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue18, InvalidTuple,
+    ::testing::Values(std::pair<std::string, std::string>{"tru", "invalid literal at byte 1"},
+                      std::pair<std::string, std::string>{
+                          "deep",
+                          "nested deeper than 511 levels (byte 511; messages nest at "
+                          "most 512)"}),
+    [](const auto& info) { return info.param.first; });
+
 TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
   Sandbox sb;
   sb.Write("topo.yaml",

@@ -124,8 +124,8 @@ class RetryingSpout final : public Base {
  public:
   std::optional<std::string> Open(const nlohmann::json&, int, int, int, BuiltinCollector& out,
                                   boost::asio::io_context& io) override {
-    tuples_[0] = out.Prepare("default", "[\"a\"]", {});
-    tuples_[1] = out.Prepare("default", "[\"b\"]", {});
+    tuples_[0] = out.Prepare("default", "[\"a\"]");
+    tuples_[1] = out.Prepare("default", "[\"b\"]");
     return Base::Open({}, 0, 0, 0, out, io);
   }
   void NextTuple() override {

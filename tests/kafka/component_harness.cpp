@@ -63,19 +63,15 @@ void Host::RunFor(std::chrono::milliseconds d) {
   while (std::chrono::steady_clock::now() < deadline) Turn();
 }
 
-std::shared_ptr<const runtime::EmittedTuple> RecordingCollector::Prepare(
-    const std::string& stream, std::string values_json, runtime::ValueSpans spans) {
+std::shared_ptr<const runtime::EmittedTuple> RecordingCollector::Prepare(const std::string& stream,
+                                                                         std::string values_json) {
   auto t = std::make_shared<runtime::EmittedTuple>();
   t->values_json = std::move(values_json);
-  runtime::ValueSpans found;
-  if (!runtime::SplitJsonArray(t->values_json, found)) {
-    ADD_FAILURE() << "prepared values are not a JSON array: " << t->values_json;
+  if (auto err = runtime::ValidateTuple(t->values_json, t->spans)) {
+    ADD_FAILURE() << "prepared values are not a valid JSON array (" << *err
+                  << "): " << t->values_json;
     return nullptr;
   }
-  if (!spans.empty() && spans != found) {
-    ADD_FAILURE() << "the spans given for " << t->values_json << " are not the values' spans";
-  }
-  t->spans = std::move(found);
   auto it = std::find(streams.begin(), streams.end(), stream);
   t->stream = static_cast<int>(it - streams.begin());
   if (it == streams.end()) streams.push_back(stream);

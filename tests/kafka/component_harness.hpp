@@ -38,11 +38,9 @@ class RecordingCollector : public runtime::BuiltinCollector {
     emits.push_back({stream, nlohmann::json::parse(values_json), message_id_json});
     return targets;
   }
-  // Prepared tuples are checked as the runtime would make them: spans the spout passes must be
-  // exactly what SplitJsonArray finds.
+  // Prepared tuples are checked as the runtime checks them (runtime::ValidateTuple).
   std::shared_ptr<const runtime::EmittedTuple> Prepare(const std::string& stream,
-                                                       std::string values_json,
-                                                       runtime::ValueSpans spans) override;
+                                                       std::string values_json) override;
   const std::vector<int>& EmitPrepared(std::shared_ptr<const runtime::EmittedTuple> tuple,
                                        const std::string& message_id_json) override {
     emits.push_back(

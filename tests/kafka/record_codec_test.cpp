@@ -70,7 +70,97 @@ TEST(RecordEncoder, JsonValuesAreEmbeddedAndChecked) {
   out.clear();
   auto err = enc.Encode(Record(std::nullopt, "{not json"), out);
   ASSERT_TRUE(err);
-  EXPECT_EQ(*err, "value is not a JSON document (value_format: json)");
+  EXPECT_EQ(*err,
+            "value is not a JSON document (value_format: json): expected a string key at byte 1");
+  out.clear();
+  err = enc.Encode(Record(std::nullopt, "[NaN]"), out);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(
+      *err,
+      "value is not a JSON document (value_format: json): NaN and Infinity are not JSON at byte 1");
+}
+
+std::string Nested(std::size_t depth, std::string_view open, std::string_view inner,
+                   std::string_view close) {
+  std::string s;
+  s.reserve(depth * (open.size() + close.size()) + inner.size());
+  for (std::size_t i = 0; i < depth; ++i) s += open;
+  s += inner;
+  for (std::size_t i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+// Issue 18: a record nested ~100k deep overflowed the stack in the recursive JSON handling
+// (SIGSEGV; the offset was never committed, so every restart died on it again). It must be a
+// decode error, which the spout sends to its retries and dead-letter handling.
+TEST(RecordEncoder, DeepJsonIsADecodeErrorNotACrash) {
+  const std::size_t kDeep = 100'000;
+  struct Case {
+    const char* name;
+    nlohmann::json options;
+    std::string value;
+    std::string expected_error;
+  };
+  const std::vector<Case> cases = {
+      {"value_format json, one line",
+       {{"fields", {"value"}}, {"value_format", "json"}},
+       Nested(kDeep, "[", "1", "]"),
+       "value nests deeper than 510 levels (value_format: json), the most a tuple value may"},
+      {"value_format json with line breaks (was re-serialised)",
+       {{"fields", {"value"}}, {"value_format", "json"}},
+       Nested(kDeep, "[\n", "1", "\n]"),
+       "value nests deeper than 510 levels (value_format: json), the most a tuple value may"},
+      {"value_format json, objects",
+       {{"fields", {"value"}}, {"value_format", "json"}},
+       Nested(kDeep, "{\"a\":", "1", "}"),
+       "value nests deeper than 510 levels (value_format: json), the most a tuple value may"},
+      {"json_fields",
+       {{"fields", nlohmann::json::array()}, {"json_fields", {"a"}}},
+       "{\"a\":" + Nested(kDeep, "[", "", "]") + "}",
+       "value nests deeper than 511 levels (json_fields), more than a tuple value may"},
+      {"json_fields, the deep part in a member nobody asked for",
+       {{"fields", nlohmann::json::array()}, {"json_fields", {"a"}}},
+       "{\"a\":1,\"b\":" + Nested(kDeep, "{\"b\":", "null", "}") + "}",
+       "value nests deeper than 511 levels (json_fields), more than a tuple value may"},
+      {"key_format json",
+       {{"fields", {"key"}}, {"key_format", "json"}},
+       Nested(kDeep, "[", "", "]"),
+       "key nests deeper than 510 levels (key_format: json), the most a tuple value may"},
+  };
+  for (const auto& c : cases) {
+    RecordEncoder enc(Options(c.options));
+    std::string out;
+    const bool as_key = c.options["fields"] == nlohmann::json::array({"key"});
+    auto err = as_key ? enc.Encode(Record(c.value, std::nullopt), out)
+                      : enc.Encode(Record(std::nullopt, c.value), out);
+    EXPECT_EQ(err.value_or("accepted"), c.expected_error) << c.name;
+  }
+}
+
+// The limit is exact: the deepest value accepted makes a tuple the runtime accepts (a message
+// carrying it nests multilang::kMaxNestingDepth levels), one level more is refused.
+TEST(RecordEncoder, JsonDepthLimitIsTheTuplesLimit) {
+  const std::size_t max_value = runtime::kMaxValueDepth;
+  {
+    RecordEncoder enc(Options({{"fields", {"value"}}, {"value_format", "json"}}));
+    std::string out;
+    ASSERT_FALSE(enc.Encode(Record(std::nullopt, Nested(max_value, "[\n", "1", "]")), out));
+    runtime::ValueSpans spans;
+    EXPECT_FALSE(runtime::ValidateTuple(out, spans));
+    out.clear();
+    EXPECT_TRUE(enc.Encode(Record(std::nullopt, Nested(max_value + 1, "[", "1", "]")), out));
+  }
+  {
+    RecordEncoder enc(Options({{"fields", nlohmann::json::array()}, {"json_fields", {"a"}}}));
+    std::string out;
+    ASSERT_FALSE(enc.Encode(
+        Record(std::nullopt, "{\"a\":" + Nested(max_value, "{\"x\":", "1", "}") + "}"), out));
+    runtime::ValueSpans spans;
+    EXPECT_FALSE(runtime::ValidateTuple(out, spans));
+    out.clear();
+    EXPECT_TRUE(enc.Encode(
+        Record(std::nullopt, "{\"a\":" + Nested(max_value + 1, "{\"x\":", "1", "}") + "}"), out));
+  }
 }
 
 TEST(RecordEncoder, JsonFieldsPickMembers) {
@@ -82,12 +172,19 @@ TEST(RecordEncoder, JsonFieldsPickMembers) {
   auto err = enc.Encode(Record(std::nullopt, "[1]"), out);
   ASSERT_TRUE(err);
   EXPECT_EQ(*err, "value is not a JSON object (json_fields)");
+  // Keys are compared by their text, escapes decoded; a repeated key keeps its last value;
+  // values lose their layout (a tuple is one line) but keep their spelling.
+  out.clear();
+  ASSERT_FALSE(enc.Encode(
+      Record(std::nullopt, "{\"us\\u0065r\": {\n  \"a\": [1, \"x y\"]\n},\n\"n\": 1, \"n\": 1.50}"),
+      out));
+  EXPECT_EQ(out, R"([42,{"a":[1,"x y"]},1.50,null])");
 }
 
-TEST(RecordEncoder, SpansAreWhatTheRuntimeWouldFind) {
-  // The spout hands the encoder's spans to the runtime instead of splitting the array again, so
-  // they must match SplitJsonArray for every kind of field: strings with escapes, numbers, null,
-  // base64, embedded JSON (blanks around a document are not part of the value), json_fields.
+TEST(RecordEncoder, EncodedValuesAreTuplesTheRuntimeAccepts) {
+  // The runtime validates what a built-in emits (runtime::ValidateTuple); a record the encoder
+  // accepts must pass, with one value per field: strings with escapes, numbers, null, base64,
+  // embedded JSON (blanks around a document are not part of the value), json_fields.
   const std::vector<std::pair<nlohmann::json, RecordView>> cases = {
       {nlohmann::json::object(), Record("k", "a \"quoted\", [bracketed] value")},
       {{{"fields", {"key", "value", "timestamp", "offset", "partition", "topic"}}},
@@ -95,6 +192,8 @@ TEST(RecordEncoder, SpansAreWhatTheRuntimeWouldFind) {
       {{{"fields", {"value"}}, {"value_format", "base64"}}, Record("k", "\x01\x02")},
       {{{"fields", {"key", "value"}}, {"value_format", "json"}},
        Record("k", "  {\"a\": [1, \"]\"]}\t")},
+      {{{"fields", {"key", "value"}}, {"value_format", "json"}},
+       Record("k", "\r\n {\"a\":\r\n [1, \"]\"]}\n")},
       {{{"fields", {"offset"}}, {"json_fields", {"user", "n", "missing"}}},
        Record(std::nullopt, R"({"user":{"name":"ann"},"n":[7,8]})")},
       {{{"fields", nlohmann::json::array()}, {"json_fields", {"n"}}},
@@ -103,11 +202,9 @@ TEST(RecordEncoder, SpansAreWhatTheRuntimeWouldFind) {
   for (const auto& [extra, record] : cases) {
     RecordEncoder enc(Options(extra));
     std::string out;
+    ASSERT_FALSE(enc.Encode(record, out)) << extra.dump();
     runtime::ValueSpans spans;
-    ASSERT_FALSE(enc.Encode(record, out, &spans)) << extra.dump();
-    runtime::ValueSpans expected;
-    ASSERT_TRUE(runtime::SplitJsonArray(out, expected)) << out;
-    EXPECT_EQ(spans, expected) << out;
+    EXPECT_FALSE(runtime::ValidateTuple(out, spans)) << out;
     EXPECT_EQ(spans.size(), nlohmann::json::parse(out).size()) << out;
   }
 }

@@ -267,30 +267,38 @@ TEST_F(KafkaSpoutTest, GivenUpRecordsGoToTheDeadLetterTopic) {
 TEST_F(KafkaSpoutTest, UndecodableRecordsAreCountedAndDeadLettered) {
   Topic("t", 1);
   Topic("dlq", 1);
-  std::vector<testing::TestRecord> records(3);
+  std::vector<testing::TestRecord> records(4);
   records[0].value = R"({"user":"ann"})";
   records[1].value = "{not json";
-  records[2].value = R"({"user":"bob"})";
+  // Issue 18: nested 100,000 deep, this record overflowed the stack (the runtime died on it at
+  // every restart). It is a decode error like any other.
+  records[2].value = "{\"user\":" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  records[3].value = R"({"user":"bob"})";
   for (auto& r : records) r.partition = 0;
   testing::Produce(broker_->bootstrap(), "t", records);
   auto h =
       Spout("t", {{"fields", {"offset"}}, {"json_fields", {"user"}}, {"dead_letter_topic", "dlq"}});
   ASSERT_TRUE(h->RunUntil([&] { return h->out().emits.size() >= 2; }));
   EXPECT_EQ(h->out().emits[0].values, json({0, "ann"}));
-  EXPECT_EQ(h->out().emits[1].values, json({2, "bob"}));
+  EXPECT_EQ(h->out().emits[1].values, json({3, "bob"}));
   // The offset is the first field here (the harness helpers read the third): ack by id.
   h->component().Ack(h->out().emits[0].message_id);
   h->component().Ack(h->out().emits[1].message_id);
-  ASSERT_TRUE(WaitCommitted(*h, "t", 3));
+  ASSERT_TRUE(WaitCommitted(*h, "t", 4));
   const auto dead = testing::ReadAll(broker_->bootstrap(), "dlq", 1);
-  ASSERT_EQ(dead.size(), 1u);
+  ASSERT_EQ(dead.size(), 2u);
   EXPECT_EQ(dead[0].value, "{not json");
   EXPECT_EQ(dead[0].headers.at("sparse.error"),
-            "cannot decode: value is not a JSON document (json_fields)");
+            "cannot decode: value is not a JSON document (json_fields): expected a string key at "
+            "byte 1");
+  EXPECT_EQ(dead[1].value, records[2].value);
+  EXPECT_EQ(dead[1].headers.at("sparse.error"),
+            "cannot decode: value nests deeper than 511 levels (json_fields), more than a tuple "
+            "value may");
   // Gauges are published once a second, and a publication may fall between the decode error
   // and the dead letter's delivery report: wait for one that shows both.
   EXPECT_TRUE(h->RunUntil([&] {
-    return h->out().Gauge("kafka.decode_errors") == 1 && h->out().Gauge("kafka.dead_lettered") == 1;
+    return h->out().Gauge("kafka.decode_errors") == 2 && h->out().Gauge("kafka.dead_lettered") == 2;
   })) << "kafka.decode_errors = "
       << h->out().Gauge("kafka.decode_errors")
       << ", kafka.dead_lettered = " << h->out().Gauge("kafka.dead_lettered");

@@ -84,6 +84,91 @@ TEST(FieldsGrouping, MultipleFieldsAreNotConcatenationAmbiguous) {
   EXPECT_NE(HashFields(Tuple(R"(["ab","c"])"), {0, 1}), HashFields(Tuple(R"(["a","bc"])"), {0, 1}));
 }
 
+// Issue 18: fields grouping hashed the JSON text, so "café" from one component and "caf\u00e9"
+// from another (the C++ adapter writes UTF-8, Python's json escapes) went to different tasks.
+// Each group below holds spellings of one value that must hash alike (the rules are in
+// docs/tuples.md); different groups must not.
+const std::vector<std::vector<std::string>>& SpellingsOfEqualValues() {
+  static const std::vector<std::vector<std::string>> groups = {
+      {"\"caf\xc3\xa9\"", R"("caf\u00e9")", R"("caf\u00E9")", R"("\u0063af\u00e9")"},
+      {R"("a/b")", R"("a\/b")", R"("\u0061\/b")"},
+      {R"("line\nbreak")", R"("line\u000abreak")", R"("line\u000Abreak")"},
+      {R"("say \"hi\"")", R"("say \u0022hi\u0022")"},
+      {"\"\xf0\x9f\x98\x80\"", R"("\ud83d\ude00")", R"("\uD83D\uDE00")"},
+      {R"("back\\slash")", R"("back\u005cslash")"},
+      {R"("")"},
+      {R"("1")"},
+      {"1", "1.0", "1e0", "1E0", "1e+0", "10e-1", "1.00", "0.1e1", "100e-2"},
+      {"0", "-0", "0.0", "-0.0", "0e5", "0E-5"},
+      {"-12", "-12.0", "-1.2e1", "-120e-1"},
+      {"0.1", "1e-1", "0.10000000000000001", "100e-3"},
+      {"1.5", "15e-1", "0.15E1"},
+      {"1e20", "1E+20", "100000000000000000000", "100000000000000000000.0"},
+      {"9223372036854775807", "9223372036854775807"},
+      {"-9223372036854775808", "-9223372036854775808.0", "-9.223372036854775808e18"},
+      {"true"},
+      {"false"},
+      {"null"},
+      {"[]", "[ ]"},
+      {"{}", "{ }"},
+      {R"([1,"a"])", R"([ 1 , "\u0061" ])", R"([1.0,"a"])", "[\n1,\t\"a\"\r\n]"},
+      {R"([2,1])"},
+      {R"(["a","b"])"},
+      {R"(["ab"])"},
+      {R"([[1],2])"},
+      {R"([1,[2]])"},
+      {R"({"a":1,"b":[2]})", R"({"b":[2.0],"a":1})", R"({ "\u0061" : 1e0 , "b" : [ 2 ] })"},
+      {R"({"a":2,"b":[1]})"},
+      {R"({"a":1})"},
+      {R"({"b":1})"},
+      {R"({"a":{"b":1}})", R"({"a":{"b":1.0}})"},
+      {R"({"b":{"a":1}})"},
+      {R"([{"a":1},{"b":2}])"},
+      {R"([{"b":2},{"a":1}])"},
+  };
+  return groups;
+}
+
+TEST(FieldsGrouping, EqualValuesHashAlikeHoweverSpelled) {
+  std::set<std::uint64_t> seen;
+  for (const auto& group : SpellingsOfEqualValues()) {
+    const std::uint64_t h = HashFields(Tuple("[" + group[0] + "]"), {0});
+    for (const auto& spelling : group) {
+      EXPECT_EQ(HashFields(Tuple("[" + spelling + "]"), {0}), h)
+          << spelling << " and " << group[0] << " are the same value";
+      EXPECT_EQ(HashValue(spelling), HashValue(group[0])) << spelling;
+    }
+    EXPECT_TRUE(seen.insert(h).second) << group[0] << " hashes like a different value";
+  }
+}
+
+TEST(FieldsGrouping, MixedSpellingsReachTheSameTask) {
+  // As in a topology: Python's storm.py escapes, the C++ adapter and the Kafka spout do not.
+  auto g = MakeFieldsGrouping({11, 12, 13, 14, 15, 16, 17}, {0, 2});
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+           {"[\"caf\xc3\xa9\", 1, 2]", R"(["caf\u00e9", 5, 2.0])"},
+           {R"(["a/b", 1, "x"])", R"(["a\/b", 7, "\u0078"])"},
+       }) {
+    EXPECT_EQ(Choose(*g, Tuple(a)), Choose(*g, Tuple(b))) << a << " vs " << b;
+  }
+  auto pk = MakePartialKeyGrouping({1, 2, 3, 4, 5, 6, 7, 8, 9}, {0});
+  std::set<int> used;
+  for (int i = 0; i < 100; ++i) {
+    used.insert(Choose(*pk, Tuple("[\"caf\xc3\xa9\"]"))[0]);
+    used.insert(Choose(*pk, Tuple(R"(["caf\u00e9"])"))[0]);
+  }
+  EXPECT_LE(used.size(), 2u) << "one key, two candidate tasks, however it is spelled";
+}
+
+TEST(FieldsGrouping, ValuesTheRuntimeNeverAcceptsStillHash) {
+  // Groupings only see validated tuples, but the hash reads any text within bounds.
+  for (std::string v : {"[1,", "{\"a\"", "\"unterminated", "tru", "[\"\\ud800\"]", "{1:2}", "-",
+                        "[[[[[[", "\"\\", "1e99999"}) {
+    HashValue(v);
+  }
+  EXPECT_EQ(HashValue(std::string(100'000, '[')), HashValue(std::string(100'000, '[')));
+}
+
 TEST(ShuffleGrouping, RoundRobinsOverEveryTask) {
   auto g = MakeShuffleGrouping({7, 8, 9}, 42);
   std::map<int, int> counts;

@@ -22,8 +22,16 @@ class GroupingStrategy {
   virtual void Choose(const EmittedTuple& tuple, std::vector<int>& out) = 0;
 };
 
-// Stable 64-bit hash of the selected values' JSON text: equal values always map to the same task,
-// across runs and machines (unlike std::hash).
+// Stable 64-bit hashes of values (unlike std::hash: the same across runs and machines), by
+// value, not by spelling: equal values however written hash alike ("café" and "caf\u00e9", 1 and
+// 1.0, objects with their members in any order; the rules are in docs/tuples.md).
+//
+// HashValue: one value's JSON text. HashKey: the values of the selected fields, in order
+// (indices past the tuple's end are skipped). SeedHash: a key's hash under one of several
+// independent seeds (partial key grouping's two choices). HashFields = SeedHash(HashKey).
+std::uint64_t HashValue(std::string_view value_json);
+std::uint64_t HashKey(const EmittedTuple& tuple, const std::vector<int>& field_indices);
+std::uint64_t SeedHash(std::uint64_t key_hash, std::uint64_t seed);
 std::uint64_t HashFields(const EmittedTuple& tuple, const std::vector<int>& field_indices,
                          std::uint64_t seed = 0);
 

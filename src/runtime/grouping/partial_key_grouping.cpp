@@ -11,8 +11,9 @@ class PartialKeyGrouping final : public GroupingStrategy {
       : tasks_(std::move(tasks)), fields_(std::move(fields)), load_(tasks_.size(), 0) {}
   void Choose(const EmittedTuple& tuple, std::vector<int>& out) override {
     if (tasks_.empty()) return;
-    std::size_t a = HashFields(tuple, fields_, 0) % tasks_.size();
-    std::size_t b = HashFields(tuple, fields_, 1) % tasks_.size();
+    const std::uint64_t key = HashKey(tuple, fields_);
+    const std::size_t a = SeedHash(key, 0) % tasks_.size();
+    const std::size_t b = SeedHash(key, 1) % tasks_.size();
     std::size_t pick = load_[b] < load_[a] ? b : a;
     ++load_[pick];
     out.push_back(tasks_[pick]);
