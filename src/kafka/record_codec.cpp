@@ -8,40 +8,6 @@
 
 namespace sparse::kafka {
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at p (a byte >= 0x80), or 0 if it is not one.
-int Utf8SequenceLength(const unsigned char* p, std::size_t avail) {
-  const unsigned char c = *p;
-  int len = 0;
-  std::uint32_t cp = 0;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (avail < static_cast<std::size_t>(len)) return 0;
-  for (int i = 1; i < len; ++i) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3F);
-  }
-  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-    return 0;
-  }
-  return len;
-}
-
-}  // namespace
-
 bool IsValidUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
@@ -50,7 +16,7 @@ bool IsValidUtf8(std::string_view s) {
       ++i;
       continue;
     }
-    const int len = Utf8SequenceLength(p + i, n - i);
+    const int len = runtime::json::Utf8Length(p + i, n - i);
     if (len == 0) return false;
     i += static_cast<std::size_t>(len);
   }
@@ -96,7 +62,7 @@ bool AppendJsonStringUtf8(std::string& out, std::string_view s) {
       run = ++i;
       continue;
     }
-    const int len = Utf8SequenceLength(p + i, n - i);
+    const int len = runtime::json::Utf8Length(p + i, n - i);
     if (len == 0) return false;
     i += static_cast<std::size_t>(len);
   }

@@ -33,36 +33,6 @@ bool HasSpecialByte(std::uint64_t w) {
           ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh)) != 0;
 }
 
-// Length of the well-formed UTF-8 sequence at p (first byte >= 0x80), or 0 if it is not one
-// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF).
-int Utf8Length(const unsigned char* p, std::size_t avail) {
-  const unsigned char c = p[0];
-  int len = 0;
-  std::uint32_t cp = 0;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (avail < static_cast<std::size_t>(len)) return 0;
-  for (int k = 1; k < len; ++k) {
-    if ((p[k] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[k] & 0x3F);
-  }
-  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-    return 0;
-  }
-  return len;
-}
-
 // Four hex digits at s[i..i+4) as a code unit.
 bool Hex4(std::string_view s, std::size_t i, std::uint32_t& out) {
   if (i + 4 > s.size()) return false;
@@ -498,6 +468,34 @@ std::optional<double> NumberValue(std::string_view token) {
   const bool huge = first_significant >= 0 && (before_point - 1 - first_significant) + exponent > 0;
   const double magnitude = huge ? std::numeric_limits<double>::infinity() : 0.0;
   return negative ? -magnitude : magnitude;
+}
+
+int Utf8Length(const unsigned char* p, std::size_t avail) {
+  const unsigned char c = p[0];
+  int len = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (avail < static_cast<std::size_t>(len)) return 0;
+  for (int k = 1; k < len; ++k) {
+    if ((p[k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[k] & 0x3F);
+  }
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    return 0;
+  }
+  return len;
 }
 
 }  // namespace sparse::runtime::json

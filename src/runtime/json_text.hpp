@@ -67,4 +67,8 @@ class MemberReader {
 // double's range, ±0 below it. nullopt if `token` is not a number.
 std::optional<double> NumberValue(std::string_view token);
 
+// Length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), or 0 if it is not one
+// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). `avail`: bytes at p.
+int Utf8Length(const unsigned char* p, std::size_t avail);
+
 }  // namespace sparse::runtime::json

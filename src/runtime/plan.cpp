@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "multilang/messages.hpp"
 #include "runtime/config.hpp"
 #include "runtime/serializer_choice.hpp"
 
@@ -34,10 +33,8 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
     PlannedComponent pc;
     pc.def = def;
     pc.id = def->id;
-    multilang::AppendJsonString(pc.escaped_id, def->id);
     for (const auto& s : def->streams) {
-      PlannedStream ps{s.id, s.fields, s.direct, {}};
-      multilang::AppendJsonString(ps.escaped_id, s.id);
+      PlannedStream ps{s.id, s.fields, s.direct};
       pc.stream_index[s.id] = static_cast<int>(pc.streams.size());
       pc.streams.push_back(std::move(ps));
     }

@@ -19,7 +19,6 @@ struct PlannedStream {
   std::string id;
   std::vector<std::string> fields;
   bool direct = false;
-  std::string escaped_id;  // JSON string literal, for message building
 };
 
 struct Subscription {
@@ -31,7 +30,6 @@ struct Subscription {
 struct PlannedComponent {
   const ComponentDef* def = nullptr;
   std::string id;
-  std::string escaped_id;  // JSON string literal
   std::vector<int> tasks;  // global task ids
   std::vector<PlannedStream> streams;
   std::unordered_map<std::string, int> stream_index;  // stream id -> index into streams
