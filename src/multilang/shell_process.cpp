@@ -142,10 +142,13 @@ void ShellProcess::FlushWrites() {
                       writing_.clear();
                       writing_messages_ = 0;
                       if (ec) {
-                        // Broken pipe: the child is gone or closed stdin; exit handling reports it.
+                        // The child is gone (its exit is reported) or closed its stdin while
+                        // running on (Storm's ShellBolt dies on this too).
                         pending_.clear();
                         pending_messages_ = 0;
                         queued_bytes_ = 0;
+                        MarkBroken("cannot write to its stdin (" + ec.message() +
+                                   "): it closed it or stopped reading");
                         return;
                       }
                       FlushWrites();
@@ -234,7 +237,16 @@ void ShellProcess::OnStdoutEnd() {
   auto alive = alive_;
   CheckExited();
   if (!*alive) return;
-  if (!exited_) SchedulePoll(std::chrono::milliseconds(5));
+  if (!exited_) MarkBroken("closed its stdout (end of file) and is still running");
+}
+
+void ShellProcess::MarkBroken(std::string reason) {
+  if (exited_) return;
+  if (!broken_) {
+    broken_ = std::move(reason);
+    broken_at_ = std::chrono::steady_clock::now();
+  }
+  SchedulePoll(std::chrono::milliseconds(5));
 }
 
 void ShellProcess::StartStderrRead() {
@@ -339,7 +351,14 @@ void ShellProcess::SchedulePoll(std::chrono::milliseconds delay) {
     if (ec || !*alive) return;
     CheckExited();
     if (!*alive || exited_) return;
-    SchedulePoll(stdout_eof_ ? std::chrono::milliseconds(10) : std::chrono::milliseconds(200));
+    if (broken_ && !broken_reported_ &&
+        std::chrono::steady_clock::now() - broken_at_ >= kBrokenGrace) {
+      broken_reported_ = true;
+      if (callbacks_.on_stream_error) callbacks_.on_stream_error(*broken_);
+      if (!*alive || exited_) return;
+    }
+    SchedulePoll(stdout_eof_ || broken_ ? std::chrono::milliseconds(10)
+                                        : std::chrono::milliseconds(200));
   });
 }
 

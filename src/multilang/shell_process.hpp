@@ -10,6 +10,9 @@
 //   handed to on_message; stderr is always read and handed to on_stderr_line line by line, so a
 //   child flooding stderr can never block on its pipe.
 // - on_exit is called exactly once, after the child has been reaped, with its exit status.
+// - A child that closes its stdout, or whose stdin can no longer be written (it closed it), while
+//   it keeps running is broken: on_stream_error, once, if it has not exited within kBrokenGrace
+//   (an exit is the better report when it is only dying).
 // - The child gets its own process group (terminal Ctrl-C reaches only the runtime, which then
 //   drains) and PR_SET_PDEATHSIG=SIGKILL, so it dies with the runtime even on SIGKILL.
 #pragma once
@@ -24,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -100,6 +104,9 @@ class ShellProcess {
   void ConsumeStderr(std::string_view data);
   void DrainStderrNow();
   void SchedulePoll(std::chrono::milliseconds delay);
+  // Records why the child cannot go on; reported unless it exits within kBrokenGrace.
+  void MarkBroken(std::string reason);
+  static constexpr std::chrono::milliseconds kBrokenGrace{500};
 
   boost::asio::io_context& io_;
   ProcessOptions options_;
@@ -120,6 +127,9 @@ class ShellProcess {
   InboundReader reader_;
   std::string stderr_partial_;
   std::deque<std::string> stderr_tail_;
+  std::optional<std::string> broken_;  // see MarkBroken
+  std::chrono::steady_clock::time_point broken_at_{};
+  bool broken_reported_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

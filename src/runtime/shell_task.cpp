@@ -54,6 +54,7 @@ void ShellTask::Start() {
   cb.on_message = [this](std::string& body) { OnMessage(body); };
   cb.on_stderr_line = [this](std::string_view line) { host_.StderrLine(id_, line); };
   cb.on_stream_error = [this](const std::string& reason) {
+    if (stopping_) return;  // it is being stopped; its exit is expected
     Violation("protocol violation: " + reason, {});
   };
   cb.on_exit = [this](const multilang::ExitStatus& st) { OnExit(st); };

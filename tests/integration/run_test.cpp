@@ -435,6 +435,34 @@ bolts:
   ExpectNoLeftovers(sb);
 }
 
+// A child that closes its stdout while it runs on can never answer again: a failure at once, not
+// after the 30 s heartbeat timeout.
+TEST(Misbehaving, ClosesStdoutAndRunsOn) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, close_stdout]"));
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.backoff.ms=10"}));
+  // Stopped when idle (0), or, on a slow machine, by the crash loop of its restarts (4).
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.err;
+  EXPECT_NE(r.err.find("closed its stdout (end of file) and is still running"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+// A child that closes its stdin but keeps writing (syncs count as signs of life) is broken: the
+// write error fails the task, as in Storm, instead of a silent livelock.
+TEST(Misbehaving, StopsReadingButKeepsWriting) {
+  Sandbox sb;
+  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, close_stdin]"));
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.backoff.ms=10"}));
+  // Stopped when idle (0), or, on a slow machine, by the crash loop of its restarts (4).
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.err;
+  EXPECT_NE(r.err.find("bad task 1 (pid"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write to its stdin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
 TEST(Misbehaving, WritesGarbage) {
   Sandbox sb;
   // A reliable spout replays what the broken bolt had, so the bolt keeps getting work.
