@@ -6,6 +6,7 @@
 #include <sparse/detail/decoder.hpp>
 #include <sparse/detail/json_reader.hpp>
 #include <sparse/detail/msgpack.hpp>
+#include <sparse/detail/utf8.hpp>
 #include <sparse/detail/wire.hpp>
 #include <sparse/errors.hpp>
 #include <sparse/json.hpp>

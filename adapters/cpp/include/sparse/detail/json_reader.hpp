@@ -15,6 +15,7 @@
 // to this with a corpus and a differential fuzz.
 #pragma once
 
+#include <sparse/detail/utf8.hpp>
 #include <sparse/errors.hpp>
 #include <sparse/json.hpp>
 
@@ -289,30 +290,11 @@ class JsonReader {
 
   // One well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
   void read_utf8_sequence(std::string& out) {
-    const auto byte = [&](std::ptrdiff_t i) { return static_cast<unsigned char>(p_[i]); };
-    const unsigned char lead = byte(0);
-    std::ptrdiff_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) low = 0xA0;
-      if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) low = 0x90;
-      if (lead == 0xF4) high = 0x8F;
-    } else {
-      fail("invalid UTF-8 in a string");
-    }
-    if (end_ - p_ < length) fail("truncated UTF-8 in a string");
-    if (byte(1) < low || byte(1) > high) fail("invalid UTF-8 in a string");
-    for (std::ptrdiff_t i = 2; i < length; ++i) {
-      if (byte(i) < 0x80 || byte(i) > 0xBF) fail("invalid UTF-8 in a string");
-    }
-    out.append(p_, static_cast<std::size_t>(length));
-    p_ += length;
+    const std::size_t length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(p_),
+                                                    static_cast<std::size_t>(end_ - p_));
+    if (length == 0) fail("invalid UTF-8 in a string");
+    out.append(p_, length);
+    p_ += static_cast<std::ptrdiff_t>(length);
   }
 
   json parse_number() {
