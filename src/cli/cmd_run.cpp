@@ -2,6 +2,7 @@
 // Ctrl-C or time limit, and print a table per component at the end.
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -132,7 +133,8 @@ int RunTopology(const RunArgs& args) {
   }
 
   const Style style = Style::ForStderr();
-  ConsoleObserver console(topology.name, args.debug, style);
+  ConsoleWriter console_out(STDERR_FILENO);
+  ConsoleObserver console(topology.name, args.debug, style, console_out);
   std::cerr << "topology " << topology.name << " from " << file.string() << " (" << plan.num_tasks()
             << " tasks; logs in " << options.log_dir.string() << ")\n";
   RunObservability observability(console, options.log_dir);
@@ -141,8 +143,11 @@ int RunTopology(const RunArgs& args) {
                                   project ? project->root
                                   : jar   ? fs::current_path()
                                           : fs::absolute(file).parent_path());
+  // From here until the loop ends, the console is written by its own thread (ConsoleWriter).
+  console_out.Start();
   const runtime::RunStatus status = cluster.Run();
   live.reset();
+  console_out.Stop();
 
   PrintSummary(std::cout, console.last());
   std::cout.flush();

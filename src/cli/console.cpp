@@ -55,27 +55,24 @@ std::string Style::Paint(std::string_view text, const char* code) const {
   return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";
 }
 
-ConsoleObserver::ConsoleObserver(std::string topology_name, bool debug, Style style)
-    : name_(std::move(topology_name)), debug_(debug), style_(style) {}
+ConsoleObserver::ConsoleObserver(std::string topology_name, bool debug, Style style,
+                                 ConsoleWriter& out)
+    : name_(std::move(topology_name)), debug_(debug), style_(style), out_(out) {}
 
-void ConsoleObserver::ClearStatus() {
-  if (status_shown_) {
-    std::cerr << "\r\033[K";
-    status_shown_ = false;
-  }
+std::string ConsoleObserver::ClearStatus() {
+  if (!status_shown_) return {};
+  status_shown_ = false;
+  return "\r\033[K";
 }
 
-void ConsoleObserver::DrawStatus() {
-  if (!style_.tty || status_.empty()) return;
-  std::cerr << "\r\033[K" << status_ << std::flush;
+std::string ConsoleObserver::DrawStatus() {
+  if (!style_.tty || status_.empty()) return {};
   status_shown_ = true;
+  return "\r\033[K" + status_;
 }
 
 void ConsoleObserver::Line(const std::string& text) {
-  ClearStatus();
-  std::cerr << text << "\n";
-  DrawStatus();
-  if (!style_.tty) std::cerr.flush();
+  out_.Submit(ClearStatus() + text + "\n" + DrawStatus());
 }
 
 void ConsoleObserver::OnStarting(int ready, int total) {
@@ -83,7 +80,7 @@ void ConsoleObserver::OnStarting(int ready, int total) {
                      std::to_string(total) + " tasks ready";
   if (style_.tty) {
     status_ = text;
-    DrawStatus();
+    out_.Submit(DrawStatus());
   } else if (ready == 0 || ready == total) {
     Line(text);
   }
@@ -176,7 +173,7 @@ void ConsoleObserver::OnStatus(const runtime::ClusterSnapshot& s) {
                      (s.backpressure ? "  [backpressure]" : "");
   if (style_.tty) {
     status_ = text;
-    DrawStatus();
+    out_.Submit(DrawStatus());
   } else {
     auto now = std::chrono::steady_clock::now();
     if (now - last_plain_ >= std::chrono::seconds(5)) {

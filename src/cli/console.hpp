@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "cli/console_writer.hpp"
 #include "runtime/local_cluster.hpp"
 
 namespace sparse::cli {
@@ -21,7 +22,9 @@ struct Style {
 
 class ConsoleObserver final : public runtime::ClusterObserver {
  public:
-  ConsoleObserver(std::string topology_name, bool debug, Style style);
+  // Everything is written through `out`, so that a console that does not keep up never blocks
+  // the runtime's loop.
+  ConsoleObserver(std::string topology_name, bool debug, Style style, ConsoleWriter& out);
 
   void OnStarting(int ready, int total) override;
   void OnRunning() override;
@@ -38,12 +41,13 @@ class ConsoleObserver final : public runtime::ClusterObserver {
 
  private:
   void Line(const std::string& text);  // prints a message line, keeping the status line intact
-  void ClearStatus();
-  void DrawStatus();
+  std::string ClearStatus();
+  std::string DrawStatus();
 
   std::string name_;
   bool debug_;
   Style style_;
+  ConsoleWriter& out_;
   std::string status_;
   bool status_shown_ = false;
   runtime::ClusterSnapshot last_;

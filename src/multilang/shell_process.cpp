@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,35 @@ namespace sparse::multilang {
 
 namespace bp = boost::process;
 namespace asio = boost::asio;
+
+namespace {
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+// Runs in the forked child, after its stdin/stdout/stderr are in place, before exec: marks every
+// other descriptor close-on-exec, so the child never inherits the web view's listening socket,
+// log files, Kafka sockets or the pipe ends of its sibling components (through which it could
+// read or inject their protocol). Marking rather than closing keeps boost.process's own
+// exec-error pipe working until the exec. Only async-signal-safe calls here: the runtime has
+// threads, so nothing may allocate between fork and exec.
+void MarkInheritedDescriptorsCloseOnExec() {
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+  // Kernels before 5.11: one fcntl per possible descriptor.
+  rlimit limit{};
+  int max_fd = 65536;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      limit.rlim_cur < static_cast<rlim_t>(max_fd)) {
+    max_fd = static_cast<int>(limit.rlim_cur);
+  }
+  for (int fd = 3; fd < max_fd; ++fd) {
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC)) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+}
+
+}  // namespace
 
 std::string ExitStatus::Describe() const {
   if (signaled) {
@@ -93,6 +124,7 @@ std::optional<std::string> ShellProcess::Start() {
           // children get the default back.
           ::signal(SIGPIPE, SIG_DFL);
           if (::getppid() != parent) ::_exit(127);
+          MarkInheritedDescriptorsCloseOnExec();
         });
     pid_ = child.id();
     child.detach();  // we reap it ourselves with waitpid

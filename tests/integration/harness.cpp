@@ -66,16 +66,14 @@ void Sandbox::Write(const std::string& name, const std::string& text) const {
   std::ofstream(dir_ / name) << text;
 }
 
-namespace {
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-}  // namespace
 
-pid_t Sandbox::Start(const std::vector<std::string>& args) const {
+pid_t Sandbox::Start(const std::vector<std::string>& args, int stderr_fd) const {
   std::vector<std::string> argv = {SparseBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
@@ -87,7 +85,11 @@ pid_t Sandbox::Start(const std::vector<std::string>& args) const {
   const std::string err = (dir_ / "bg.err").string();
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (stderr_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&fa, stderr_fd, 2);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
   pid_t pid = -1;
   if (posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid = -1;

@@ -31,8 +31,9 @@ class Sandbox {
   // Runs `sparse ARGS...` in the sandbox; kills it after `timeout`.
   RunResult Run(const std::vector<std::string>& args,
                 std::chrono::seconds timeout = std::chrono::seconds(60)) const;
-  // Starts `sparse ARGS...` in the background; returns its pid. Output goes to bg.out/bg.err.
-  pid_t Start(const std::vector<std::string>& args) const;
+  // Starts `sparse ARGS...` in the background; returns its pid. Output goes to bg.out/bg.err,
+  // or stderr to `stderr_fd` when one is given (a pipe the test never reads, say).
+  pid_t Start(const std::vector<std::string>& args, int stderr_fd = -1) const;
   // Waits for a background run to end; returns its exit code (-1 on timeout, after killing it).
   int Wait(pid_t pid, std::chrono::seconds timeout) const;
 
@@ -56,6 +57,9 @@ void ExpectNoLeftovers(const Sandbox& sb);
 nlohmann::json ReadStats(const Sandbox& sb);
 // A component's entry in those stats; a test failure (and an empty object) if there is none.
 nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id);
+
+// The whole file ("" when it cannot be read).
+std::string ReadFile(const std::filesystem::path& p);
 
 std::string SparseBinary();
 std::string FixturesDir();
