@@ -190,7 +190,8 @@ Examples:
   sparse kill wordcount --nimbus localhost:6627 --wait 0)");
     cmd->add_option("name", args->name, "Topology name")->required();
     AddNimbusOptions(cmd, args->target, "-e,--env");
-    cmd->add_option("--wait", args->wait, "Seconds Storm waits before removing it");
+    cmd->add_option("--wait", args->wait, "Seconds Storm waits before removing it")
+        ->check(CLI::Range(0, 100000000));
     SetAction(cmd, args, action, [](const NameArgs& a) { return Kill(a); });
   }
   for (const bool activate : {true, false}) {
@@ -221,7 +222,8 @@ Examples:
                     "COMPONENT=N: new number of executors of a component; repeatable")
         ->allow_extra_args(false);
     cmd->add_option("--wait", args->wait,
-                    "Seconds Storm deactivates the topology before redistributing it");
+                    "Seconds Storm deactivates the topology before redistributing it")
+        ->check(CLI::Range(0, 100000000));
     SetAction(cmd, args, action, [](const RebalanceArgs& a) { return Rebalance(a); });
   }
 }

@@ -11,8 +11,10 @@
 #include "cli/commands.hpp"
 #include "cli/component_build.hpp"
 #include "cli/console.hpp"
+#include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
+#include "cli/run_dir.hpp"
 #include "cli/run_observability.hpp"
 #include "runtime/config.hpp"
 #include "runtime/local_cluster.hpp"
@@ -90,21 +92,10 @@ int RunTopology(const RunArgs& args) {
   const runtime::Plan plan = runtime::MakePlan(topology, overrides);
 
   runtime::ClusterOptions options;
-  char pid_template[] = "/tmp/sparse-run-XXXXXX";
-  if (!::mkdtemp(pid_template)) {
-    std::cerr << "sparse: error: cannot create a temporary directory\n";
-    return exit_code::kError;
-  }
-  const fs::path run_dir = pid_template;
-  // Removed on every way out, early errors and exceptions included.
-  struct RemoveOnExit {
-    fs::path dir;
-    ~RemoveOnExit() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } run_dir_guard{run_dir};
-  options.task.pid_root = (run_dir / "pids").string();
+  // Leftovers of runs killed with -9 go first; this run's folder goes on every way out.
+  RemoveStaleRunDirs();
+  const RunDir run_dir;
+  options.task.pid_root = (run_dir.path() / "pids").string();
   options.task.working_dir = topology.resources_dir;
   std::string pythonpath = PythonAdapterDir().string();
   if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
@@ -189,7 +180,8 @@ void RegisterRun(CLI::App& app, Action& action) {
   sparse run wordcount -t 30      a named project topology, for 30 seconds
   sparse run path/to/flux.yaml -o topology.max.spout.pending=100 -o topology.debug=true)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
-  cmd->add_option("-t,--time", args->seconds, "Stop (draining) after this many seconds");
+  cmd->add_option("-t,--time", args->seconds, "Stop (draining) after this many seconds")
+      ->check(Seconds(false));
   cmd->add_option("-o,--option", args->options,
                   "Override a config key for every component: key=value (value parsed as YAML)");
   cmd->add_flag("--debug", args->debug, "Show debug logs; sets topology.debug=true");
@@ -197,10 +189,12 @@ void RegisterRun(CLI::App& app, Action& action) {
                 "Do not build the project's C++ components (CMakeLists.txt) before running");
   cmd->add_option("--stop-when-idle", args->stop_when_idle,
                   "Stop once nothing has been emitted or acked for this many seconds and no "
-                  "tuple is pending");
+                  "tuple is pending")
+      ->check(Seconds(false));
   cmd->add_option("--wait", args->wait,
                   "Seconds to let in-flight tuples finish when stopping (default: "
-                  "topology.message.timeout.secs)");
+                  "topology.message.timeout.secs)")
+      ->check(Seconds(true));
   cmd->add_option("--log-dir", args->log_dir, "Where per-component logs go (default: logs/)");
   cmd->add_option("--stats-json", args->stats_json, "Write the final statistics as JSON to FILE");
   cmd->add_option("--jar", args->jar,

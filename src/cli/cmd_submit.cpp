@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/console.hpp"
+#include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
 #include "cli/storm_commands.hpp"
 #include "storm/convert.hpp"
@@ -227,13 +228,14 @@ Examples:
                 "Kill a running topology of the same name first, and wait until it is gone");
   cmd->add_flag("--inactive", args->inactive, "Submit deactivated (start with `sparse activate`)");
   cmd->add_option("--wait", args->wait,
-                  "With --force: seconds Storm lets the old topology drain before removing it");
+                  "With --force: seconds Storm lets the old topology drain before removing it")
+      ->check(CLI::Range(0, 100000000));
   cmd->add_flag("--dry-run", args->dry_run,
                 "Write the jar and print the topology and config as JSON; send nothing");
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) first");
-  cmd->add_option("--timeout", args->timeout,
-                  "Seconds to wait for each Nimbus reply (default 120)");
+  cmd->add_option("--timeout", args->timeout, "Seconds to wait for each Nimbus reply (default 120)")
+      ->check(Seconds(false));
   cmd->callback([args, &action] {
     action = [args] { return RunStormCommand([&] { return Submit(*args); }); };
   });

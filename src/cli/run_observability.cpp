@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/process_identity.hpp"
 #include "web/graph.hpp"
 #include "web/web_ui.hpp"
 
@@ -38,9 +39,11 @@ fs::path RunStatePath(const fs::path& dir) {
 void WriteRunState(const fs::path& path, const RunState& s) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  const json j{{"pid", s.pid},         {"topology", s.topology}, {"id", s.id},
-               {"url", s.url},         {"port", s.port},         {"bind", s.bind},
-               {"log_dir", s.log_dir}, {"file", s.file},         {"started_ms", s.started_ms}};
+  const json j{{"pid", s.pid},           {"pid_start", s.pid_start},
+               {"topology", s.topology}, {"id", s.id},
+               {"url", s.url},           {"port", s.port},
+               {"bind", s.bind},         {"log_dir", s.log_dir},
+               {"file", s.file},         {"started_ms", s.started_ms}};
   const fs::path tmp = path.string() + "." + std::to_string(::getpid()) + ".tmp";
   {
     std::ofstream out(tmp);
@@ -61,6 +64,7 @@ std::optional<RunState> ReadRunState(const fs::path& path) {
     const json j = json::parse(in);
     RunState s;
     s.pid = j.at("pid").get<int>();
+    s.pid_start = j.value("pid_start", std::uint64_t{0});
     s.topology = j.at("topology").get<std::string>();
     s.id = j.at("id").get<std::string>();
     s.url = j.at("url").get<std::string>();
@@ -75,8 +79,8 @@ std::optional<RunState> ReadRunState(const fs::path& path) {
   }
 }
 
-bool ProcessAlive(int pid) {
-  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+bool RunAlive(const RunState& state) {
+  return ProcessIdentity{state.pid, state.pid_start}.Alive();
 }
 
 std::optional<FoundRun> FindRun(const fs::path& start, std::optional<fs::path>* stale) {
@@ -86,7 +90,7 @@ std::optional<FoundRun> FindRun(const fs::path& start, std::optional<fs::path>* 
   while (true) {
     const fs::path p = RunStatePath(dir);
     if (auto s = ReadRunState(p)) {
-      if (ProcessAlive(s->pid)) return FoundRun{p, *s};
+      if (RunAlive(*s)) return FoundRun{p, *s};
       if (stale && !*stale) *stale = p;
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
@@ -122,7 +126,9 @@ std::unique_ptr<RunObservability::Live> RunObservability::Start(runtime::LocalCl
   std::unique_ptr<Live> live(new Live());
   live->fanout_ = &fanout_;
   RunState state;
-  state.pid = ::getpid();
+  const auto me = ProcessIdentity::Self();
+  state.pid = me.pid;
+  state.pid_start = me.start_ticks;
   state.topology = topology.name;
   state.id = topology.name;
   state.log_dir = log_dir_.empty() ? "" : fs::absolute(log_dir_).string();

@@ -33,9 +33,10 @@ void AddUiOptions(CLI::App& cmd, UiArgs& ui);
 // The run-state file: where a running `sparse run` can be reached.
 struct RunState {
   int pid = 0;
-  std::string topology;  // name
-  std::string id;        // id in the web API
-  std::string url;       // empty with --no-ui
+  std::uint64_t pid_start = 0;  // the run's start time (ProcessIdentity): a reused pid is stale
+  std::string topology;         // name
+  std::string id;               // id in the web API
+  std::string url;              // empty with --no-ui
   std::uint16_t port = 0;
   std::string bind;
   std::string log_dir;
@@ -48,7 +49,8 @@ std::filesystem::path RunStatePath(const std::filesystem::path& dir);  // dir/.s
 void WriteRunState(const std::filesystem::path& path, const RunState& state);
 // nullopt when the file is missing or unreadable.
 std::optional<RunState> ReadRunState(const std::filesystem::path& path);
-bool ProcessAlive(int pid);
+// The run that wrote the state is still running (the same process, not a reused pid).
+bool RunAlive(const RunState& state);
 
 struct FoundRun {
   std::filesystem::path path;

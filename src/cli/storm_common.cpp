@@ -6,6 +6,7 @@
 
 #include "cli/component_build.hpp"
 #include "cli/console.hpp"
+#include "cli/duration_option.hpp"
 #include "cli/storm_commands.hpp"
 #include "runtime/config.hpp"
 #include "runtime/topology_loader.hpp"
@@ -236,7 +237,8 @@ void AddNimbusOptions(CLI::App* cmd, NimbusTarget& target, const std::string& en
                   "Nimbus HOST:PORT (default: the environment's `nimbus`, else localhost:6627)");
   cmd->add_option(env_flags, target.env, "Environment from sparse.yaml (its `nimbus` address)");
   cmd->add_option("--timeout", target.timeout_secs,
-                  "Seconds to wait for each Nimbus reply (default 120)");
+                  "Seconds to wait for each Nimbus reply (default 120)")
+      ->check(Seconds(false));
 }
 
 std::string HumanBytes(std::uintmax_t bytes) {

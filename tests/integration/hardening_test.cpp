@@ -2,7 +2,10 @@
 // the runtime: block its loop, leak descriptors into children, leave processes or files behind.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <thread>
 
 #include "harness.hpp"
 
@@ -83,6 +86,62 @@ bolts:
   }
   EXPECT_EQ(reports, 5);
   ExpectNoLeftovers(sb);
+}
+
+// Item 9: `-t inf` ran forever, `-t 1e300` overflowed the deadline, `-t -5` and `-t nan` were
+// taken. Every seconds option is a finite number in range, or a usage error (exit 1) naming it.
+TEST(Hardening, BadDurationsAreUsageErrors) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: t
+spouts:
+  - {id: sentences, command: )" + Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+)");
+  for (const std::string bad : {"inf", "1e300", "-5", "nan", "0", "ten"}) {
+    auto r = sb.Run({"run", "topo.yaml", "-t", bad});
+    EXPECT_EQ(r.exit_code, 1) << bad << ": " << r.err;  // a usage error
+    EXPECT_NE(r.err.find("--time"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find(bad), std::string::npos) << bad << ": " << r.err;
+  }
+  auto r = sb.Run({"run", "topo.yaml", "-t", "1", "--wait", "-1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("--wait"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+// Item 10: a run killed with -9 left its scratch folder behind; the next run removes it (and
+// keeps the folders of runs that are alive).
+TEST(Hardening, TheNextRunRemovesTheScratchFolderOfAKilledRun) {
+  Sandbox sb;
+  const auto tmp = sb.dir() / "tmp";
+  std::filesystem::create_directories(tmp);
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  sb.Write("topo.yaml", R"(name: killed
+spouts:
+  - {id: sentences, command: )" + Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+)");
+  const pid_t first = sb.Start({"run", "topo.yaml", "--no-ui"});
+  ASSERT_GT(first, 0);
+  auto scratch = [&] {
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(tmp)) found.push_back(e.path());
+    return found;
+  };
+  for (int i = 0; i < 500 && scratch().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(scratch().size(), 1u);
+  const auto left = scratch()[0];
+  ::kill(first, SIGKILL);
+  sb.Wait(first, std::chrono::seconds(10));
+  ASSERT_TRUE(std::filesystem::exists(left)) << "kill -9 leaves it";
+
+  auto r = sb.Run({"run", "topo.yaml", "--no-ui", "-t", "1"});
+  ::unsetenv("TMPDIR");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(left)) << "the next run removed the dead run's folder";
+  EXPECT_TRUE(scratch().empty()) << "and its own";
 }
 
 }  // namespace
