@@ -1,6 +1,8 @@
 #include "runtime/component_logs.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 
 namespace sparse::runtime {
@@ -20,7 +22,10 @@ std::string_view LevelName(int level) {
   }
 }
 
-ComponentLogs::ComponentLogs(std::filesystem::path dir) : dir_(std::move(dir)) {
+ComponentLogs::ComponentLogs(std::filesystem::path dir, std::uint64_t max_bytes, int backups)
+    : dir_(std::move(dir)),
+      max_bytes_(std::max<std::uint64_t>(max_bytes, 1024)),
+      backups_(backups) {
   if (!dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
@@ -31,8 +36,12 @@ void ComponentLogs::Write(const std::string& component, int task, std::string_vi
                           std::string_view msg) {
   if (dir_.empty()) return;
   auto& f = files_[component];
-  if (!f) {
-    f = std::make_unique<std::ofstream>(dir_ / (component + ".log"), std::ios::app);
+  if (!f.out) {
+    const auto path = dir_ / (component + ".log");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    f.bytes = ec ? 0 : size;
+    f.out = std::make_unique<std::ofstream>(path, std::ios::app);
   }
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
@@ -44,11 +53,33 @@ void ComponentLogs::Write(const std::string& component, int task, std::string_vi
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
   char msbuf[8];
   std::snprintf(msbuf, sizeof msbuf, ".%03d", static_cast<int>(ms));
-  *f << buf << msbuf << " task=" << task << ' ' << level << ' ' << msg << '\n';
+  const std::string task_text = std::to_string(task);
+  const std::uint64_t line_bytes = std::strlen(buf) + std::strlen(msbuf) + 6 + task_text.size() +
+                                   1 + level.size() + 1 + msg.size() + 1;
+  if (f.bytes > 0 && f.bytes + line_bytes > max_bytes_) Rotate(component, f);
+  *f.out << buf << msbuf << " task=" << task_text << ' ' << level << ' ' << msg << '\n';
+  f.bytes += line_bytes;
+}
+
+void ComponentLogs::Rotate(const std::string& component, File& file) {
+  file.out->close();
+  const auto base = dir_ / (component + ".log");
+  auto numbered = [&](int n) { return base.string() + "." + std::to_string(n); };
+  std::error_code ec;
+  if (backups_ <= 0) {
+    std::filesystem::remove(base, ec);
+  } else {
+    std::filesystem::remove(numbered(backups_), ec);
+    for (int n = backups_ - 1; n >= 1; --n)
+      std::filesystem::rename(numbered(n), numbered(n + 1), ec);
+    std::filesystem::rename(base, numbered(1), ec);
+  }
+  file.out = std::make_unique<std::ofstream>(base, std::ios::trunc);
+  file.bytes = 0;
 }
 
 void ComponentLogs::Flush() {
-  for (auto& [_, f] : files_) f->flush();
+  for (auto& [_, f] : files_) f.out->flush();
 }
 
 }  // namespace sparse::runtime

@@ -1,7 +1,11 @@
 // One log file per component (`<dir>/<component>.log`), holding its `log` messages, errors,
 // stderr lines and failure reports with the task id, so a run can be read (or tailed) afterwards.
+// A file never grows past `max_bytes`: it is rotated to NAME.log.1 (older ones shift to .2 ...,
+// at most `backups` are kept), so a child flooding stderr cannot fill the disk. Component ids
+// are validated (validate.hpp) before they name a file here.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,15 +17,27 @@ namespace sparse::runtime {
 
 class ComponentLogs {
  public:
+  static constexpr std::uint64_t kDefaultMaxBytes = 64ull << 20;
+  static constexpr int kDefaultBackups = 3;
+
   // An empty dir disables file logging.
-  explicit ComponentLogs(std::filesystem::path dir);
+  explicit ComponentLogs(std::filesystem::path dir, std::uint64_t max_bytes = kDefaultMaxBytes,
+                         int backups = kDefaultBackups);
   void Write(const std::string& component, int task, std::string_view level, std::string_view msg);
   void Flush();
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
+  struct File {
+    std::unique_ptr<std::ofstream> out;
+    std::uint64_t bytes = 0;  // the file's size, including what it held before this run
+  };
+  void Rotate(const std::string& component, File& file);
+
   std::filesystem::path dir_;
-  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
+  std::uint64_t max_bytes_;
+  int backups_;
+  std::map<std::string, File> files_;
 };
 
 std::string_view LevelName(int level);

@@ -29,6 +29,8 @@ const nlohmann::json& DefaultConfig() {
       {keys::kRestartWindowSecs, 60},
       {keys::kRestartBackoffMs, 100},
       {keys::kRestartBackoffMaxMs, 5000},
+      {keys::kLogMaxBytes, 64 * 1024 * 1024},
+      {keys::kLogBackups, 3},
   };
   return defaults;
 }

@@ -40,6 +40,9 @@ inline constexpr const char* kRestartMax = "sparse.restart.max";
 inline constexpr const char* kRestartWindowSecs = "sparse.restart.window.secs";
 inline constexpr const char* kRestartBackoffMs = "sparse.restart.backoff.ms";
 inline constexpr const char* kRestartBackoffMaxMs = "sparse.restart.backoff.max.ms";
+// A component's log file is rotated at this size, keeping this many older files (NAME.log.1...).
+inline constexpr const char* kLogMaxBytes = "sparse.log.max.bytes";
+inline constexpr const char* kLogBackups = "sparse.log.backups";
 }  // namespace keys
 
 // Storm's defaults for the keys above (unset keys such as max.spout.pending are null).

@@ -33,7 +33,14 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
              [this](int task, std::string id, TreeOutcome outcome, std::chrono::nanoseconds age) {
                OnTreeDone(task, std::move(id), outcome, age);
              }),
-      logs_(options_.log_dir),
+      logs_(options_.log_dir,
+            static_cast<std::uint64_t>(
+                std::max<std::int64_t>(0, ConfigView(&plan.topology_config)
+                                              .Int(keys::kLogMaxBytes)
+                                              .value_or(ComponentLogs::kDefaultMaxBytes))),
+            static_cast<int>(ConfigView(&plan.topology_config)
+                                 .Int(keys::kLogBackups)
+                                 .value_or(ComponentLogs::kDefaultBackups))),
       housekeeping_timer_(io_),
       status_timer_(io_),
       deadline_timer_(io_),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "runtime/config.hpp"
 #include "runtime/serializer_choice.hpp"
@@ -12,6 +14,24 @@ namespace {
 
 bool Reserved(std::string_view id) {
   return id.size() >= 2 && id.substr(0, 2) == "__";
+}
+
+// A component id names its log file (logs/<id>.log), appears in URLs of the web view and in
+// Storm's UI: `../../x` or `/tmp/x` would write outside logs/. What Storm's ids are in practice
+// (names, dotted names, dashes) all pass.
+constexpr std::size_t kMaxComponentIdBytes = 200;
+
+std::optional<std::string> ComponentIdProblem(std::string_view id) {
+  if (id == "." || id == "..") return "is not a name";
+  if (id.size() > kMaxComponentIdBytes) {
+    return "is longer than " + std::to_string(kMaxComponentIdBytes) + " bytes";
+  }
+  for (const char ch : id) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '/' || ch == '\\') return "must not contain / or \\";
+    if (c < 0x20 || c == 0x7f) return "must not contain control characters";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -39,6 +59,13 @@ std::vector<Diagnostic> ValidateTopology(const Topology& t) {
                          it->second->where.ToString() + ")");
     }
     if (Reserved(c.id)) error(c.where, "component id `" + c.id + "` must not start with `__`");
+    if (auto problem = ComponentIdProblem(c.id)) {
+      std::string shown = c.id.substr(0, 60);
+      for (char& ch : shown) {
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+      }
+      error(c.where, "component id `" + shown + (c.id.size() > 60 ? "...`" : "`") + " " + *problem);
+    }
     if (c.is_spout()) has_spout = true;
     if (c.command.empty() && c.builtin.empty()) {
       error(c.where, "component `" + c.id + "` has no `command`");

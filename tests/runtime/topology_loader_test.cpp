@@ -241,6 +241,27 @@ bolts:
   for (const auto& x : e) SCOPED_TRACE(x);
 }
 
+// Issue 18: an id like `../../x` or `/tmp/x` wrote the component's log outside logs/. Ids that
+// Storm users write (dots, dashes, underscores, non-ASCII letters) stay valid.
+TEST_F(LoaderTest, ComponentIdsThatWouldEscapeTheLogFolderAreRefused) {
+  auto e = Errors(R"(name: x
+spouts:
+  - {id: ../../x, command: [a], outputs: [f]}
+  - {id: /tmp/x, command: [a], outputs: [f]}
+  - {id: "a\\b", command: [a], outputs: [f]}
+  - {id: .., command: [a], outputs: [f]}
+  - {id: "tab\there", command: [a], outputs: [f]}
+  - {id: split.sentence-v2_ü, command: [a], outputs: [f]}
+)");
+  EXPECT_TRUE(Has(e, "3", "component id `../../x` must not contain / or \\"));
+  EXPECT_TRUE(Has(e, "4", "component id `/tmp/x` must not contain / or \\"));
+  EXPECT_TRUE(Has(e, "5", "component id `a\\b` must not contain"));
+  EXPECT_TRUE(Has(e, "6", "component id `..` is not a name"));
+  EXPECT_TRUE(Has(e, "7", "component id `tab?here` must not contain control characters"));
+  EXPECT_EQ(e.size(), 5u);
+  for (const auto& x : e) SCOPED_TRACE(x);
+}
+
 TEST_F(LoaderTest, CyclesAreAllowed) {
   auto e = Errors(R"(name: x
 spouts:
