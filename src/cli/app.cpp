@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/paths.hpp"
+#include "cli/run_guard.hpp"
 #include "kafka/register.hpp"
 #include "runtime/builtin.hpp"
 
@@ -29,6 +30,8 @@ Environment:
 }  // namespace
 
 int Main(int argc, char** argv) {
+  // Not a command for people: the guard process of a run (run_guard.hpp).
+  if (argc >= 2 && std::string_view(argv[1]) == "__guard") return GuardMain(argc, argv);
   // Writing to a child that died must be an error value, not a signal that kills the runtime.
   ::signal(SIGPIPE, SIG_IGN);
   runtime::RegisterStandardBuiltins();

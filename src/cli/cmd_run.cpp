@@ -15,6 +15,7 @@
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
 #include "cli/run_dir.hpp"
+#include "cli/run_guard.hpp"
 #include "cli/run_observability.hpp"
 #include "runtime/config.hpp"
 #include "runtime/local_cluster.hpp"
@@ -82,14 +83,15 @@ int RunTopology(const RunArgs& args) {
   if (args.debug) overrides[runtime::keys::kDebug] = true;
 
   runtime::Topology topology;
+  runtime::Plan plan;
   try {
     topology = runtime::LoadTopology(file);
     if (jar) topology.resources_dir = jar->resources_dir();
     runtime::ValidateOrThrow(topology);
+    plan = runtime::MakePlan(topology, overrides);
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
   }
-  const runtime::Plan plan = runtime::MakePlan(topology, overrides);
 
   runtime::ClusterOptions options;
   // Leftovers of runs killed with -9 go first; this run's folder goes on every way out.
@@ -102,6 +104,9 @@ int RunTopology(const RunArgs& args) {
     pythonpath += ":" + std::string(existing);
   }
   options.task.env_overrides["PYTHONPATH"] = pythonpath;
+  // Marks every process of this run, so that none outlives it (run_guard.hpp).
+  const RunGuard guard;
+  options.task.env_overrides[kRunIdEnv] = guard.id();
   // Python children print tracebacks promptly and never buffer the protocol pipe.
   options.task.env_overrides["PYTHONUNBUFFERED"] = "1";
   if (!args.log_dir.empty()) {

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,41 +13,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "multilang/child_fds.hpp"
 #include "multilang/loop_clock.hpp"
 
 namespace sparse::multilang {
 
 namespace bp = boost::process;
 namespace asio = boost::asio;
-
-namespace {
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
-// Runs in the forked child, after its stdin/stdout/stderr are in place, before exec: marks every
-// other descriptor close-on-exec, so the child never inherits the web view's listening socket,
-// log files, Kafka sockets or the pipe ends of its sibling components (through which it could
-// read or inject their protocol). Marking rather than closing keeps boost.process's own
-// exec-error pipe working until the exec. Only async-signal-safe calls here: the runtime has
-// threads, so nothing may allocate between fork and exec.
-void MarkInheritedDescriptorsCloseOnExec() {
-  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
-  // Kernels before 5.11: one fcntl per possible descriptor.
-  rlimit limit{};
-  int max_fd = 65536;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-      limit.rlim_cur < static_cast<rlim_t>(max_fd)) {
-    max_fd = static_cast<int>(limit.rlim_cur);
-  }
-  for (int fd = 3; fd < max_fd; ++fd) {
-    const int flags = ::fcntl(fd, F_GETFD);
-    if (flags >= 0 && !(flags & FD_CLOEXEC)) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-  }
-}
-
-}  // namespace
 
 std::string ExitStatus::Describe() const {
   if (signaled) {
@@ -165,27 +135,42 @@ void ShellProcess::FlushWrites() {
   writing_messages_ = pending_messages_;
   pending_messages_ = 0;
   write_in_flight_ = true;
+  written_ = 0;
+  write_progress_at_ = LoopClock::Now();
+  WriteSome();
+}
+
+// One write at a time, as much as the pipe takes, so progress is seen (write_blocked_since).
+void ShellProcess::WriteSome() {
   auto alive = alive_;
-  asio::async_write(impl_->in, asio::buffer(writing_),
-                    [this, alive](const boost::system::error_code& ec, std::size_t) {
-                      if (!*alive) return;
-                      write_in_flight_ = false;
-                      queued_bytes_ -= std::min(queued_bytes_, writing_.size());
-                      writing_.clear();
-                      writing_messages_ = 0;
-                      if (ec) {
-                        // The child is gone (its exit is reported) or closed its stdin while
-                        // running on (Storm's ShellBolt dies on this too).
-                        pending_.clear();
-                        pending_messages_ = 0;
-                        queued_bytes_ = 0;
-                        MarkBroken("cannot write to its stdin (" + ec.message() +
-                                   "): it closed it or stopped reading");
-                        return;
-                      }
-                      FlushWrites();
-                      if (callbacks_.on_written) callbacks_.on_written();
-                    });
+  impl_->in.async_write_some(asio::buffer(writing_.data() + written_, writing_.size() - written_),
+                             [this, alive](const boost::system::error_code& ec, std::size_t n) {
+                               if (!*alive) return;
+                               if (!ec) {
+                                 written_ += n;
+                                 write_progress_at_ = LoopClock::Now();
+                                 if (written_ < writing_.size()) {
+                                   WriteSome();
+                                   return;
+                                 }
+                               }
+                               write_in_flight_ = false;
+                               queued_bytes_ -= std::min(queued_bytes_, writing_.size());
+                               writing_.clear();
+                               writing_messages_ = 0;
+                               if (ec) {
+                                 // The child is gone (its exit is reported) or closed its stdin
+                                 // while running on (Storm's ShellBolt dies on this too).
+                                 pending_.clear();
+                                 pending_messages_ = 0;
+                                 queued_bytes_ = 0;
+                                 MarkBroken("cannot write to its stdin (" + ec.message() +
+                                            "): it closed it or stopped reading");
+                                 return;
+                               }
+                               FlushWrites();
+                               if (callbacks_.on_written) callbacks_.on_written();
+                             });
 }
 
 void ShellProcess::StartRead() {

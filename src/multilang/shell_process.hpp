@@ -79,6 +79,12 @@ class ShellProcess {
   // Messages sent (as counted by Send) and not yet written into the pipe: Storm's ShellBolt
   // bounds exactly these by topology.shellbolt.max.pending.
   std::size_t unwritten_messages() const { return pending_messages_ + writing_messages_; }
+  // While a write to the child's stdin is unfinished: when it last made progress. A child that
+  // keeps this old is not reading its stdin (whatever else it writes meanwhile).
+  std::optional<std::chrono::steady_clock::time_point> write_blocked_since() const {
+    if (!write_in_flight_) return std::nullopt;
+    return write_progress_at_;
+  }
 
   void PauseReading();
   void ResumeReading();
@@ -100,6 +106,7 @@ class ShellProcess {
   void OnStdoutEnd();
   void StartStderrRead();
   void FlushWrites();
+  void WriteSome();
   void CheckExited();
   void ConsumeStderr(std::string_view data);
   void DrainStderrNow();
@@ -118,6 +125,8 @@ class ShellProcess {
   bool reading_paused_ = false;
   bool read_in_flight_ = false;
   bool write_in_flight_ = false;
+  std::size_t written_ = 0;  // of writing_
+  std::chrono::steady_clock::time_point write_progress_at_{};
   bool flush_posted_ = false;
   std::string pending_;  // sent, not yet handed to a write
   std::string writing_;  // the write in flight

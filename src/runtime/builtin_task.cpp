@@ -167,6 +167,7 @@ void BuiltinTask::Housekeeping(Clock::time_point) {
 }
 
 void BuiltinTask::Deliver(InputTuple&& tuple) {
+  queue_bytes_ += tuple.ValueBytes();
   queue_.push_back(std::move(tuple));
   stats_.queue_depth = QueueDepth();
   SchedulePump();
@@ -197,6 +198,7 @@ void BuiltinTask::PumpBolt() {
     InFlight& f = inflight_[id];
     f.input = std::move(queue_.front());
     queue_.pop_front();
+    queue_bytes_ -= f.input.ValueBytes();
     if (++sample_counter_ >= kLatencySampleEvery) {
       sample_counter_ = 0;
       f.timed = true;

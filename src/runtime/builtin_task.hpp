@@ -26,6 +26,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   bool Alive() const override { return open_; }
   bool Ready() const override { return open_; }
   std::size_t QueueDepth() const override { return queue_.size() + inflight_.size(); }
+  std::size_t HeldBytes() const override { return queue_bytes_; }
 
   // Spout side.
   void Activate() override;
@@ -96,6 +97,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   bool throttled_since_set_ = false;
   Clock::time_point throttled_since_{};
   std::deque<InputTuple> queue_;
+  std::size_t queue_bytes_ = 0;  // ValueBytes of queue_
   PooledHashMap<std::uint64_t, InFlight> inflight_;
   std::uint64_t last_input_id_ = 0;
   InFlight* current_ = nullptr;  // bolt: the input being executed (auto-anchor target)

@@ -25,12 +25,15 @@ const nlohmann::json& DefaultConfig() {
       {keys::kDrainSecs, nullptr},
       {keys::kQueueHighWatermark, 1000},
       {keys::kQueueLowWatermark, 500},
+      {keys::kQueueHighWatermarkBytes, 64 * 1024 * 1024},
+      {keys::kQueueLowWatermarkBytes, 32 * 1024 * 1024},
       {keys::kRestartMax, 5},
       {keys::kRestartWindowSecs, 60},
       {keys::kRestartBackoffMs, 100},
       {keys::kRestartBackoffMaxMs, 5000},
       {keys::kLogMaxBytes, 64 * 1024 * 1024},
       {keys::kLogBackups, 3},
+      {keys::kMaxTasks, 1024},
   };
   return defaults;
 }

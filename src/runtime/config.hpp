@@ -36,6 +36,9 @@ inline constexpr const char* kShutdownGraceSecs = "sparse.shutdown.grace.secs";
 inline constexpr const char* kDrainSecs = "sparse.drain.secs";
 inline constexpr const char* kQueueHighWatermark = "sparse.queue.high.watermark";
 inline constexpr const char* kQueueLowWatermark = "sparse.queue.low.watermark";
+// The same watermarks in bytes of tuple values held for a task: 1,000 tuples of 512 KB are 500 MB.
+inline constexpr const char* kQueueHighWatermarkBytes = "sparse.queue.high.watermark.bytes";
+inline constexpr const char* kQueueLowWatermarkBytes = "sparse.queue.low.watermark.bytes";
 inline constexpr const char* kRestartMax = "sparse.restart.max";
 inline constexpr const char* kRestartWindowSecs = "sparse.restart.window.secs";
 inline constexpr const char* kRestartBackoffMs = "sparse.restart.backoff.ms";
@@ -43,6 +46,9 @@ inline constexpr const char* kRestartBackoffMaxMs = "sparse.restart.backoff.max.
 // A component's log file is rotated at this size, keeping this many older files (NAME.log.1...).
 inline constexpr const char* kLogMaxBytes = "sparse.log.max.bytes";
 inline constexpr const char* kLogBackups = "sparse.log.backups";
+// At most this many tasks in one local run: every task is a process, and a typo such as
+// `parallelism: 100000` must be an error, not an hour of spawning.
+inline constexpr const char* kMaxTasks = "sparse.max.tasks";
 }  // namespace keys
 
 // Storm's defaults for the keys above (unset keys such as max.spout.pending are null).

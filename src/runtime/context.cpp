@@ -24,15 +24,15 @@ nlohmann::json GroupingToJson(GroupingType type, const std::vector<std::string>&
   return {{"type", "SHUFFLE"}};
 }
 
-nlohmann::json MakeContext(const Plan& plan, int task_id) {
+namespace {
+
+// Everything of the context but `task->component`, which is the same for every task (the plan
+// holds it as text).
+nlohmann::json OwnContext(const Plan& plan, int task_id) {
   using nlohmann::json;
   const int ci = plan.task_component.at(task_id);
   const PlannedComponent& me = plan.components[ci];
 
-  json task_to_component = json::object();
-  for (int t = 1; t <= plan.num_tasks(); ++t) {
-    task_to_component[std::to_string(t)] = plan.components[plan.task_component[t]].id;
-  }
   json streams = json::array();
   json outputs = json::object();
   json targets = json::object();
@@ -60,8 +60,7 @@ nlohmann::json MakeContext(const Plan& plan, int task_id) {
     sources[in.component][in.stream] = GroupingToJson(in.grouping.type, in.grouping.fields);
     source_fields[in.component][in.stream] = src.streams[it->second].fields;
   }
-  return json{{"task->component", task_to_component},
-              {"taskid", task_id},
+  return json{{"taskid", task_id},
               {"componentid", me.id},
               {"streams", streams},
               {"stream->outputfields", outputs},
@@ -70,11 +69,22 @@ nlohmann::json MakeContext(const Plan& plan, int task_id) {
               {"source->stream->fields", source_fields}};
 }
 
+// `{"task->component":MAP,` + the rest of `own` (a non-empty object's text, without its '{').
+std::string ContextText(const Plan& plan, int task_id) {
+  const std::string own = OwnContext(plan, task_id).dump();
+  return "{\"task->component\":" + plan.task_to_component_json + "," + own.substr(1);
+}
+
+}  // namespace
+
+nlohmann::json MakeContext(const Plan& plan, int task_id) {
+  return nlohmann::json::parse(ContextText(plan, task_id));
+}
+
 std::string MakeHandshake(const Plan& plan, int task_id, const std::string& pid_dir) {
   const auto& me = plan.components[plan.task_component.at(task_id)];
-  nlohmann::json msg{
-      {"pidDir", pid_dir}, {"conf", me.config}, {"context", MakeContext(plan, task_id)}};
-  return msg.dump();
+  return "{\"context\":" + ContextText(plan, task_id) + ",\"conf\":" + me.config.dump() +
+         ",\"pidDir\":" + nlohmann::json(pid_dir).dump() + "}";
 }
 
 }  // namespace sparse::runtime

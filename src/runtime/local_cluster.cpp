@@ -50,6 +50,12 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
   high_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueHighWatermark).value_or(1000));
   low_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueLowWatermark).value_or(500));
   if (low_watermark_ >= high_watermark_) low_watermark_ = high_watermark_ / 2;
+  high_watermark_bytes_ = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, conf.Int(keys::kQueueHighWatermarkBytes).value_or(64 << 20)));
+  low_watermark_bytes_ = static_cast<std::size_t>(
+      std::max<std::int64_t>(0, conf.Int(keys::kQueueLowWatermarkBytes).value_or(32 << 20)));
+  if (low_watermark_bytes_ >= high_watermark_bytes_)
+    low_watermark_bytes_ = high_watermark_bytes_ / 2;
 
   const std::size_t n = plan.components.size();
   throttle_count_.assign(n, 0);
@@ -113,7 +119,7 @@ RunStatus LocalCluster::Run() {
   started_at_ = last_activity_ = last_snapshot_at_ = Clock::now();
   CreateTasks();
   if (observer_) observer_->OnStarting(0, plan_.num_tasks());
-  for (int t = 1; t <= plan_.num_tasks() && state_ == State::kStarting; ++t) tasks_[t]->Start();
+  StartTasksFrom(1);
 
   std::function<void(const boost::system::error_code&)> tick;
   tick = [this, &tick](const boost::system::error_code& ec) {
@@ -140,6 +146,19 @@ RunStatus LocalCluster::Run() {
   logs_.Flush();
   tasks_.clear();
   return status_;
+}
+
+void LocalCluster::StartTasksFrom(int first) {
+  // A few processes per turn of the loop: between batches it handles signals (Ctrl-C while a
+  // large topology starts), handshakes and failures of the tasks already started.
+  constexpr int kTasksPerTurn = 8;
+  int t = first;
+  for (; t <= plan_.num_tasks() && t < first + kTasksPerTurn && state_ == State::kStarting; ++t) {
+    tasks_[t]->Start();
+  }
+  if (t <= plan_.num_tasks() && state_ == State::kStarting) {
+    boost::asio::post(io_, [this, t] { StartTasksFrom(t); });
+  }
 }
 
 void LocalCluster::ArmSignals() {
@@ -250,8 +269,10 @@ std::optional<std::string> LocalCluster::Route(int source_task, const EmittedTup
 void LocalCluster::Deliver(int target_task, InputTuple&& tuple) {
   Task& t = *tasks_[target_task];
   t.Deliver(std::move(tuple));
-  if (t.QueueDepth() >= high_watermark_ && !hot_tasks_.count(target_task))
+  if ((t.QueueDepth() >= high_watermark_ || t.HeldBytes() >= high_watermark_bytes_) &&
+      !hot_tasks_.count(target_task)) {
     SetHot(target_task, true);
+  }
 }
 
 void LocalCluster::SetHot(int task, bool hot) {
@@ -273,7 +294,10 @@ void LocalCluster::CheckBackpressure() {
   if (hot_tasks_.empty()) return;
   std::vector<int> cooled;
   for (int t : hot_tasks_) {
-    if (tasks_[t]->QueueDepth() <= low_watermark_) cooled.push_back(t);
+    if (tasks_[t]->QueueDepth() <= low_watermark_ &&
+        tasks_[t]->HeldBytes() <= low_watermark_bytes_) {
+      cooled.push_back(t);
+    }
   }
   for (int t : cooled) SetHot(t, false);
 }

@@ -112,6 +112,7 @@ class LocalCluster final : public TaskHost {
  private:
   enum class State { kStarting, kRunning, kDraining, kStopping, kStopped };
   void CreateTasks();
+  void StartTasksFrom(int first);  // starts tasks first.. in batches, yielding to the loop
   void ArmSignals();
   void HandleFailure(FailureReport report);
   void Housekeeping();
@@ -159,6 +160,8 @@ class LocalCluster final : public TaskHost {
   std::vector<std::vector<int>> upstream_spouts_;  // by component index
   std::size_t high_watermark_;
   std::size_t low_watermark_;
+  std::size_t high_watermark_bytes_;  // the same in bytes held for a task (Task::HeldBytes)
+  std::size_t low_watermark_bytes_;
   // Capacity: busy time at the last snapshot.
   std::vector<double> last_busy_ms_;
   Clock::time_point last_snapshot_at_;

@@ -4,6 +4,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/serializer_choice.hpp"
+#include "runtime/topology_loader.hpp"
 
 namespace sparse::runtime {
 
@@ -13,6 +14,35 @@ int Plan::FindComponent(std::string_view id) const {
   }
   return -1;
 }
+
+namespace {
+
+void CheckTaskLimit(const std::vector<const ComponentDef*>& defs, const nlohmann::json& conf) {
+  const std::int64_t limit = ConfigView(&conf).Int(keys::kMaxTasks).value_or(1024);
+  std::int64_t total = 0;
+  const ComponentDef* largest = nullptr;
+  for (const ComponentDef* def : defs) {
+    total += std::max(def->parallelism, 0);
+    if (!largest || def->parallelism > largest->parallelism) largest = def;
+  }
+  if (total <= limit || !largest) return;
+  throw TopologyError({Diagnostic{
+      largest->where, "the topology has " + std::to_string(total) + " tasks (`" + largest->id +
+                          "` alone has " + std::to_string(largest->parallelism) +
+                          "); a local run allows at most " + std::to_string(limit) +
+                          " (each task is a process). Lower `parallelism`, or raise " +
+                          keys::kMaxTasks + " if this machine can take it"}});
+}
+
+std::string TaskToComponentJson(const Plan& plan) {
+  nlohmann::json map = nlohmann::json::object();
+  for (int t = 1; t <= plan.num_tasks(); ++t) {
+    map[std::to_string(t)] = plan.components[plan.task_component[t]].id;
+  }
+  return map.dump();
+}
+
+}  // namespace
 
 Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
   Plan plan;
@@ -24,6 +54,7 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
 
   std::vector<const ComponentDef*> defs;
   for (const auto& c : topology.components) defs.push_back(&c);
+  CheckTaskLimit(defs, plan.topology_config);
   std::sort(defs.begin(), defs.end(),
             [](const ComponentDef* a, const ComponentDef* b) { return a->id < b->id; });
 
@@ -51,6 +82,7 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
     }
     plan.components.push_back(std::move(pc));
   }
+  plan.task_to_component_json = TaskToComponentJson(plan);
 
   for (std::size_t ti = 0; ti < plan.components.size(); ++ti) {
     for (const auto& in : plan.components[ti].def->inputs) {

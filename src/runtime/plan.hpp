@@ -45,11 +45,16 @@ struct Plan {
   std::vector<PlannedComponent> components;  // sorted by id
   std::vector<int> task_component;           // task id -> component index (index 0 unused)
   std::vector<int> task_index;               // task id -> index among its component's tasks
+  // Storm's `task->component` map of the handshake context, as JSON text: the same for every
+  // task, so it is built once (a handshake per task would otherwise cost O(tasks) each).
+  std::string task_to_component_json;
   int num_tasks() const { return static_cast<int>(task_component.size()) - 1; }
   int FindComponent(std::string_view id) const;
 };
 
-// Builds the plan. The topology must have passed validation and outlive the plan.
+// Builds the plan. The topology must have passed validation and outlive the plan. Throws
+// TopologyError (naming the largest component's file and line) when the tasks would exceed
+// `sparse.max.tasks`, before allocating anything per task.
 Plan MakePlan(const Topology& topology, const nlohmann::json& overrides);
 
 }  // namespace sparse::runtime

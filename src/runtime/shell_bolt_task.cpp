@@ -27,6 +27,7 @@ ShellBoltTask::ShellBoltTask(TaskHost& host, int task_id)
 }
 
 void ShellBoltTask::Deliver(InputTuple&& tuple) {
+  queue_bytes_ += tuple.ValueBytes();
   queue_.push_back(std::move(tuple));
   stats_.queue_depth = QueueDepth();
   if (Ready()) SchedulePump();
@@ -57,6 +58,7 @@ void ShellBoltTask::Pump() {
          QueuedBytes() + out_.size() < kMaxQueuedBytes) {
     InputTuple t = std::move(queue_.front());
     queue_.pop_front();
+    queue_bytes_ -= t.ValueBytes();
     const std::uint64_t id = host_.ids().Next() >> 1;  // positive, as Storm's signed longs print
     if (t.tick) {
       encoder_.Tick(out_, id, t.tick_freq_secs);
@@ -206,7 +208,7 @@ void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::stri
 }
 
 void ShellBoltTask::Housekeeping(Clock::time_point now) {
-  if (!Ready()) return;
+  if (!Ready() || !ReadsItsStdin(now)) return;
   if (now - last_heard_ > subprocess_timeout_) {
     auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_heard_).count();
     Violation("no heartbeat reply or other message for " +

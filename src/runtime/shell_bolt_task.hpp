@@ -30,6 +30,7 @@ class ShellBoltTask final : public ShellTask {
   void Deliver(InputTuple&& tuple) override;
   void Housekeeping(Clock::time_point now) override;
   std::size_t QueueDepth() const override { return queue_.size() + inflight_.size(); }
+  std::size_t HeldBytes() const override { return queue_bytes_ + QueuedBytes(); }
   double BusyMs(Clock::time_point now) const override {
     return busy_ms_ +
            (busy_ ? std::chrono::duration<double, std::milli>(now - busy_since_).count() : 0);
@@ -57,6 +58,7 @@ class ShellBoltTask final : public ShellTask {
   void UpdateBusy();
 
   std::deque<InputTuple> queue_;
+  std::size_t queue_bytes_ = 0;  // ValueBytes of queue_
   PooledHashMap<std::uint64_t, InFlight> inflight_;
   std::unordered_set<std::uint64_t> expired_;  // recently forgotten ids (bounded)
   std::deque<std::uint64_t> expired_order_;

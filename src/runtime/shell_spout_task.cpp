@@ -196,7 +196,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
 }
 
 void ShellSpoutTask::Housekeeping(Clock::time_point now) {
-  if (!Ready()) return;
+  if (!Ready() || !ReadsItsStdin(now)) return;
   if (!unsynced_.empty() && now - unsynced_.front().sent > subprocess_timeout_) {
     auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(now - unsynced_.front().sent).count();

@@ -232,6 +232,18 @@ std::shared_ptr<EmittedTuple> ShellTask::MakeEmitted(multilang::ComponentMessage
   return t;
 }
 
+bool ShellTask::ReadsItsStdin(Clock::time_point now) {
+  if (!proc_) return true;
+  const auto since = proc_->write_blocked_since();
+  if (!since || now - *since <= subprocess_timeout_) return true;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - *since).count();
+  Violation("has not read its stdin for " + std::to_string(ms / 1000.0).substr(0, 5) + " s with " +
+                std::to_string(proc_->queued_bytes()) +
+                " bytes waiting (topology.subprocess.timeout.secs): it stopped reading or is stuck",
+            {});
+  return false;
+}
+
 void ShellTask::ReplyTaskIds(const std::vector<int>& tasks) {
   reply_.clear();
   encoder_.TaskIds(reply_, tasks);

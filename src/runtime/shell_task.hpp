@@ -43,6 +43,10 @@ class ShellTask : public Task {
   std::size_t UnwrittenMessages() const { return proc_ ? proc_->unwritten_messages() : 0; }
   // Called when a write to the child completed (the pipe took what was queued).
   virtual void OnWritten() {}
+  // False (after reporting a violation) when a write to the child has made no progress for
+  // topology.subprocess.timeout.secs: it stopped reading its stdin, though it may still write
+  // (so no heartbeat timeout would ever catch it). Called from Housekeeping.
+  bool ReadsItsStdin(Clock::time_point now);
   // Builds the EmittedTuple of an emit; nullptr after reporting a violation.
   std::shared_ptr<EmittedTuple> MakeEmitted(multilang::ComponentMessage& msg,
                                             const std::string& raw);

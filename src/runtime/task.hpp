@@ -106,6 +106,9 @@ class Task {
   virtual pid_t pid() const { return -1; }
   // Tuples waiting in the runtime for this task, plus in flight to it.
   virtual std::size_t QueueDepth() const { return 0; }
+  // Bytes of tuple values the runtime holds for this task and has not handed over yet (its
+  // queue, and for a shell task its unwritten pipe buffer): the byte side of backpressure.
+  virtual std::size_t HeldBytes() const { return 0; }
   // Every command written to the component has been answered, so nothing it was asked can still
   // produce a tuple (a shell spout's `next` may emit until its `sync`). The drain waits for it.
   virtual bool Settled() const { return true; }

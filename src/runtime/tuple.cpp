@@ -12,6 +12,10 @@ bool IsSpace(char c) {
 }
 }  // namespace
 
+std::size_t InputTuple::ValueBytes() const {
+  return tuple ? tuple->values_json.size() : 0;
+}
+
 bool SplitJsonArray(std::string_view s, ValueSpans& spans) {
   spans.clear();
   std::size_t i = 0;

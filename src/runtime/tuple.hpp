@@ -64,6 +64,8 @@ struct InputTuple {
   bool tick = false;
   std::int64_t tick_freq_secs = 0;
   std::int64_t arrived_ns = 0;  // when it reached the task's queue (for latencies)
+  // The bytes of its values (what a byte budget counts; system tuples count 0).
+  std::size_t ValueBytes() const;
 };
 
 // Splits a JSON array's text into the spans of its values. Returns false if it is not an array.

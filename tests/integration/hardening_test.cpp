@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "harness.hpp"
@@ -94,7 +95,8 @@ TEST(Hardening, BadDurationsAreUsageErrors) {
   Sandbox sb;
   sb.Write("topo.yaml", R"(name: t
 spouts:
-  - {id: sentences, command: )" + Py("SentenceSpout") +
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
                             R"(, outputs: [sentence]}
 )");
   for (const std::string bad : {"inf", "1e300", "-5", "nan", "0", "ten"}) {
@@ -109,6 +111,181 @@ spouts:
   ExpectNoLeftovers(sb);
 }
 
+// Item 8: `parallelism: 100000` was accepted and spawning took 85 s and 1.3 GB. The task count
+// is capped (sparse.max.tasks), with an error naming the component, its file and line.
+TEST(Hardening, TooManyTasksIsAnErrorNamingTheComponent) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: many
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+bolts:
+  - id: typo
+    parallelism: 100000
+    command: )" + Py("PassBolt") +
+                            R"(
+    inputs: [{from: sentences}]
+)");
+  auto r = sb.Run({"run", "topo.yaml", "-t", "5"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("topo.yaml:5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("100001 tasks (`typo` alone has 100000)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at most 1024"), std::string::npos) << r.err;
+  EXPECT_TRUE(sb.ProcessesInside().empty()) << "nothing was started";
+}
+
+// Item 8: spawning blocked the loop, so Ctrl-C / SIGTERM waited for every process to start. Each
+// task here records that it started, then never answers the handshake; SIGTERM arrives once the
+// first has started, and the run stops starting more.
+TEST(Hardening, SigtermWhileStartingStopsTheSpawning) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: slowstart
+config: {sparse.max.tasks: 1000, sparse.shutdown.grace.secs: 1}
+spouts:
+  - id: mute
+    parallelism: 1000
+    command: [sh, -c, 'echo started >> started.txt; exec sleep 60']
+    outputs: [x]
+)");
+  const pid_t pid = sb.Start({"run", "topo.yaml", "--no-ui"});
+  ASSERT_GT(pid, 0);
+  auto started = [&] {
+    std::string text = ReadFile(sb.dir() / "started.txt");
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  for (int i = 0; i < 1500 && started() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(started(), 0);
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(sb.Wait(pid, std::chrono::seconds(60)), 0);
+  EXPECT_LT(started(), 500) << "the runtime kept spawning after SIGTERM";
+  ExpectNoLeftovers(sb);
+}
+
+// Item 7: a component's `setsid` daemon outlived the run, after a clean stop and after kill -9
+// of the runtime alike (it is in no process group of the run and gets no parent-death signal).
+class Descendants : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Descendants, NoDaemonOutlivesTheRun) {
+  const bool kill9 = GetParam();
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: daemons
+config: {test.sentences: ["a b"], test.repeat: 3}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+bolts:
+  - id: forks
+    parallelism: 2
+    command: [python3, daemonize.py, python3, -m, sparse_multilang.run, components:PassBolt]
+    outputs: [sentence]
+    inputs: [{from: sentences}]
+)");
+  const pid_t runtime = sb.Start({"run", "topo.yaml", "--no-ui", "-t", kill9 ? "60" : "3"});
+  ASSERT_GT(runtime, 0);
+  auto daemons = [&] {
+    std::vector<pid_t> pids;
+    for (const auto& e : std::filesystem::directory_iterator(sb.dir())) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("daemon-", 0) != 0) continue;
+      const std::string text = ReadFile(e.path());
+      if (!text.empty()) pids.push_back(static_cast<pid_t>(std::stol(text)));
+    }
+    return pids;
+  };
+  for (int i = 0; i < 1500 && daemons().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(daemons().size(), 2u);
+  // Running, not a zombie waiting for whoever adopted it to reap it.
+  auto running = [](pid_t pid) {
+    const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+  };
+  for (pid_t d : daemons()) ASSERT_TRUE(running(d)) << "the daemon runs while the run does";
+  if (kill9) ::kill(runtime, SIGKILL);
+  const int code = sb.Wait(runtime, std::chrono::seconds(60));
+  if (!kill9) {
+    EXPECT_EQ(code, 0);
+  }
+  auto alive = [&] {
+    int n = 0;
+    for (pid_t d : daemons()) n += running(d) ? 1 : 0;
+    return n;
+  };
+  // After kill -9 the guard process does it, a moment after the runtime died.
+  for (int i = 0; i < 500 && alive() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(alive(), 0) << "a daemon outlived the run";
+  ExpectNoLeftovers(sb);
+}
+
+INSTANTIATE_TEST_SUITE_P(CleanStopAndKill9, Descendants, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Kill9" : "CleanStop"; });
+
+// Item 5: a bolt that stops reading its stdin but keeps it open, and keeps writing syncs (each a
+// sign of life), was never restarted: the runtime's writes waited in a full pipe forever. A write
+// that makes no progress for topology.subprocess.timeout.secs fails the task.
+TEST(Hardening, ABoltThatStopsReadingButKeepsWritingFails) {
+  Sandbox sb;
+  const std::string sentence(2000, 'w');
+  sb.Write("topo.yaml", R"(name: deaf
+config: {test.sentences: [")" +
+                            sentence +
+                            R"("], test.repeat: 300}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+bolts:
+  - id: deaf
+    command: [python3, raw_components.py, stop_reading]
+    outputs: [sentence]
+    inputs: [{from: sentences}]
+)");
+  auto r = sb.Run(RunArgs(
+      sb, {"-o", "topology.subprocess.timeout.secs=2", "-o", "sparse.restart.max=0", "--no-ui"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("has not read its stdin for"), std::string::npos) << r.err;
+  ExpectNoLeftovers(sb);
+}
+
+// Item 9: backpressure counted tuples only: 1,000 queued tuples of 512 KB held 530 MB. A byte
+// budget per task (sparse.queue.high.watermark.bytes) stops the spouts as well. Here 300 KB
+// tuples meet a slow bolt; the runtime's peak memory stays near the budget, far below what the
+// tuple watermark alone lets it hold (600 tuples, 180 MB).
+TEST(Hardening, BackpressureCountsBytesNotOnlyTuples) {
+  Sandbox sb;
+  const std::string sentence(300 * 1000, 'b');
+  sb.Write("topo.yaml", R"(name: heavy
+config: {test.sentences: [")" +
+                            sentence +
+                            R"("], test.repeat: 600, test.slow_ms: 5}
+spouts:
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+bolts:
+  - {id: slow, command: )" + Py("PassBolt") +
+                            R"(, outputs: [sentence], inputs: [{from: sentences}]}
+)");
+  const pid_t pid =
+      sb.Start(RunArgs(sb, {"--no-ui", "-o", "sparse.queue.high.watermark.bytes=8000000", "-o",
+                            "sparse.queue.low.watermark.bytes=4000000"}));
+  ASSERT_GT(pid, 0);
+  long max_rss_kb = 0;
+  ASSERT_EQ(sb.Wait(pid, std::chrono::seconds(150), &max_rss_kb), 0)
+      << ReadFile(sb.dir() / "bg.err");
+  EXPECT_EQ(StatsOf(ReadStats(sb), "slow")["executed"], 600);
+  EXPECT_LT(max_rss_kb, 100 * 1024) << "the runtime held " << max_rss_kb / 1024 << " MB";
+  ExpectNoLeftovers(sb);
+}
+
 // Item 10: a run killed with -9 left its scratch folder behind; the next run removes it (and
 // keeps the folders of runs that are alive).
 TEST(Hardening, TheNextRunRemovesTheScratchFolderOfAKilledRun) {
@@ -118,7 +295,8 @@ TEST(Hardening, TheNextRunRemovesTheScratchFolderOfAKilledRun) {
   ::setenv("TMPDIR", tmp.c_str(), 1);
   sb.Write("topo.yaml", R"(name: killed
 spouts:
-  - {id: sentences, command: )" + Py("SentenceSpout") +
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
                             R"(, outputs: [sentence]}
 )");
   const pid_t first = sb.Start({"run", "topo.yaml", "--no-ui"});

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,12 +98,16 @@ pid_t Sandbox::Start(const std::vector<std::string>& args, int stderr_fd) const 
   return pid;
 }
 
-int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout) const {
+int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout, long* max_rss_kb) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   while (true) {
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
+    rusage usage{};
+    pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
+    if (r == pid) {
+      if (max_rss_kb) *max_rss_kb = usage.ru_maxrss;
+      break;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);

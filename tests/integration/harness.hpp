@@ -35,7 +35,8 @@ class Sandbox {
   // or stderr to `stderr_fd` when one is given (a pipe the test never reads, say).
   pid_t Start(const std::vector<std::string>& args, int stderr_fd = -1) const;
   // Waits for a background run to end; returns its exit code (-1 on timeout, after killing it).
-  int Wait(pid_t pid, std::chrono::seconds timeout) const;
+  // With `max_rss_kb`, also the run's peak resident memory (the runtime alone, not its children).
+  int Wait(pid_t pid, std::chrono::seconds timeout, long* max_rss_kb = nullptr) const;
 
   // Pids of live processes whose working directory is the sandbox (the components).
   std::vector<pid_t> ProcessesInside() const;
