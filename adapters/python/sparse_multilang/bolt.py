@@ -132,6 +132,7 @@ class Bolt(Component):
 
     # ----------------------------------------------------------------- the loop
     def _start(self):
+        self._own_ack = type(self).ack is Bolt.ack
         self._main_thread = threading.get_ident()
         self._busy = True  # initialize() runs next
         _Watchdog(self).start()
@@ -202,7 +203,10 @@ class Bolt(Component):
                 self.fail(tup)
         else:
             if self.auto_ack and tup_id not in settled:
-                self.ack(tup)
+                if self._own_ack:  # ack() not overridden: what it would send, sent directly
+                    self._writer.send({"command": "ack", "id": tup_id}, hold=True)
+                else:
+                    self.ack(tup)
         finally:
             self._current_anchors = None
             self._busy = False
