@@ -112,7 +112,7 @@ void ShellSpoutTask::Pump() {
 }
 
 bool ShellSpoutTask::MayAskForNext() {
-  const std::size_t nexts_allowed = emitting_ ? max_unsynced_nexts_ : 1;
+  const std::size_t nexts_allowed = emitting_ && !awaits_task_ids_ ? max_unsynced_nexts_ : 1;
   if (nexts_unsynced_ >= nexts_allowed || unsynced_.size() >= max_unsynced_) return false;
   if (!active_ || resting_ || stopping_) return false;
   const bool throttled = host_.Throttled(id_);
@@ -193,6 +193,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
     return;
   }
   if (!unsynced_.empty()) ++unsynced_.front().emitted;
+  awaits_task_ids_ = need_ids;
   stats_.emitted++;
   stats_.transferred += targets_.size();
   const bool tracked = acking_ && !message_id.empty();
@@ -227,6 +228,7 @@ void ShellSpoutTask::OnBroken() {
   unsynced_.clear();
   nexts_unsynced_ = 0;
   emitting_ = false;
+  awaits_task_ids_ = true;
   active_ = false;
   control_.clear();
   // Trees this process started can no longer be acked or replayed by it.

@@ -8,7 +8,10 @@
 // later. Setting the key to 1 gives Storm's strict one-command-at-a-time behaviour.
 //
 // `next` commands are pipelined too, up to sparse.spout.max.unsynced.nexts (1: one at a time),
-// but only while the spout keeps emitting (the last synced `next` emitted a tuple), and only
+// but only while the spout keeps emitting (the last synced `next` emitted a tuple) without
+// asking for task ids (a spout written against the bare protocol, as Storm's own examples are,
+// may take whatever message follows its emit for the reply: with one `next` at a time and no
+// acks, that is always the reply, as in Storm), and only
 // while topology.max.spout.pending would hold even if every `next` in flight emitted as many
 // tuples as the most any one `next` of this spout has emitted: Storm asks for a tuple only below
 // the cap, and so does this, counting the tuples already asked for. Without it, a spout pays a
@@ -68,6 +71,7 @@ class ShellSpoutTask final : public ShellTask {
   std::size_t nexts_unsynced_ = 0;  // `next`s among them
   std::size_t max_unsynced_nexts_ = 8;
   bool emitting_ = false;           // the last synced `next` emitted a tuple
+  bool awaits_task_ids_ = true;     // its last emit asked for task ids (or none came yet)
   std::int64_t most_per_next_ = 1;  // the most tuples one `next` of this task has emitted
   bool pump_posted_ = false;
   bool resting_ = false;
