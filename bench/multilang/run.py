@@ -13,6 +13,7 @@ msgpack) so that the interpreter is the same for every row. Prints tuples/s at t
 runtime's CPU per tuple and the ratios asked for in docs/benchmarks.md.
 
     scripts/peers.sh && bench/multilang/run.py build/bin/sparse [--seconds 8] [--rounds 1]
+        [--only "sparse_multilang"] [-o KEY=VALUE]
 """
 import argparse
 import json
@@ -59,7 +60,7 @@ def variants():
     ]
 
 
-def run_one(sparse, seconds, label, commands, serializer):
+def run_one(sparse, seconds, label, commands, serializer, overrides=()):
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(os.path.join(root, "bench", "python", "components.py"), tmp)
         shutil.copy(os.path.join(here, "pystorm_components.py"), tmp)
@@ -70,6 +71,8 @@ def run_one(sparse, seconds, label, commands, serializer):
         stats_path = os.path.join(tmp, "stats.json")
         cmd = [sparse, "run", os.path.join(tmp, "topo.yaml"), "-t", str(seconds), "--wait", "5",
                "--log-dir", os.path.join(tmp, "logs"), "--stats-json", stats_path]
+        for override in overrides:
+            cmd += ["-o", override]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(stats_path) as f:
             stats = json.load(f)
@@ -92,13 +95,20 @@ def main():
     ap.add_argument("sparse")
     ap.add_argument("--seconds", type=float, default=8)
     ap.add_argument("--rounds", type=int, default=1, help="run every variant this many times, interleaved")
+    ap.add_argument("--only", action="append", metavar="LABEL",
+                    help="run only the variants whose label starts with LABEL (repeatable)")
+    ap.add_argument("-o", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="a topology config override passed to every run (sparse run -o)")
     args = ap.parse_args()
     if not os.path.exists(python):
         sys.exit("no peers virtualenv at %s: run scripts/peers.sh" % python)
     results = {}
     for _ in range(args.rounds):
         for label, commands, serializer in variants():
-            results.setdefault(label, []).append(run_one(args.sparse, args.seconds, label, commands, serializer))
+            if args.only and not any(label.startswith(prefix) for prefix in args.only):
+                continue
+            results.setdefault(label, []).append(
+                run_one(args.sparse, args.seconds, label, commands, serializer, args.overrides))
     print("| components | tuples/s at sink | runtime CPU µs/tuple | components CPU µs/tuple | spout fails |")
     print("|---|---|---|---|---|")
     best = {}

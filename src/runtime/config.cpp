@@ -20,6 +20,7 @@ const nlohmann::json& DefaultConfig() {
       {keys::kHandshakeTimeoutSecs, 30},
       {keys::kHeartbeatSecs, 1},
       {keys::kSpoutMaxUnsynced, 64},
+      {keys::kSpoutMaxUnsyncedNexts, 8},
       {keys::kMaxMessageBytes, 64 * 1024 * 1024},
       {keys::kShutdownGraceSecs, 5},
       {keys::kDrainSecs, nullptr},

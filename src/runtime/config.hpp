@@ -31,6 +31,7 @@ inline constexpr const char* kEnvironment = "topology.environment";
 inline constexpr const char* kHandshakeTimeoutSecs = "sparse.handshake.timeout.secs";
 inline constexpr const char* kHeartbeatSecs = "sparse.heartbeat.secs";
 inline constexpr const char* kSpoutMaxUnsynced = "sparse.spout.max.unsynced.commands";
+inline constexpr const char* kSpoutMaxUnsyncedNexts = "sparse.spout.max.unsynced.nexts";
 inline constexpr const char* kMaxMessageBytes = "sparse.max.message.bytes";
 inline constexpr const char* kShutdownGraceSecs = "sparse.shutdown.grace.secs";
 inline constexpr const char* kDrainSecs = "sparse.drain.secs";

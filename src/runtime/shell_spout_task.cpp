@@ -18,6 +18,8 @@ ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
   rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
   max_unsynced_ = static_cast<std::size_t>(
       std::max<std::int64_t>(1, conf.Int(keys::kSpoutMaxUnsynced).value_or(64)));
+  max_unsynced_nexts_ = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, conf.Int(keys::kSpoutMaxUnsyncedNexts).value_or(8)));
 }
 
 void ShellSpoutTask::OnReady() {
@@ -91,7 +93,7 @@ void ShellSpoutTask::SendCommand(const Control& c) {
   u.is_next = is_next;
   u.sent = multilang::LoopClock::Now();
   unsynced_.push_back(u);
-  if (is_next) next_unsynced_ = true;
+  if (is_next) ++nexts_unsynced_;
   Send(command_);
 }
 
@@ -103,8 +105,16 @@ void ShellSpoutTask::Pump() {
     SendCommand(c);
     if (!Ready()) return;
   }
-  if (next_unsynced_ || unsynced_.size() >= max_unsynced_) return;
-  if (!active_ || resting_ || stopping_) return;
+  while (MayAskForNext()) {
+    SendCommand(Control{"next", "\"\""});
+    if (!Ready()) return;
+  }
+}
+
+bool ShellSpoutTask::MayAskForNext() {
+  const std::size_t nexts_allowed = emitting_ && !awaits_task_ids_ ? max_unsynced_nexts_ : 1;
+  if (nexts_unsynced_ >= nexts_allowed || unsynced_.size() >= max_unsynced_) return false;
+  if (!active_ || resting_ || stopping_) return false;
   const bool throttled = host_.Throttled(id_);
   const auto now = multilang::LoopClock::Now();
   if (throttled) {
@@ -112,18 +122,19 @@ void ShellSpoutTask::Pump() {
       throttled_since_set_ = true;
       throttled_since_ = now;
     }
-    return;
+    return false;
   }
   if (throttled_since_set_) {
     throttled_since_set_ = false;
     stats_.backpressure_ms += static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(now - throttled_since_).count());
   }
-  if (acking_ && max_pending_ && *max_pending_ > 0 &&
-      static_cast<std::int64_t>(stats_.pending) >= *max_pending_) {
-    return;
+  if (acking_ && max_pending_ && *max_pending_ > 0) {
+    // The tuples the `next`s in flight may still emit count as pending already.
+    const auto asked = static_cast<std::int64_t>(nexts_unsynced_) * most_per_next_;
+    if (static_cast<std::int64_t>(stats_.pending) + asked >= *max_pending_) return false;
   }
-  SendCommand(Control{"next", "\"\""});
+  return true;
 }
 
 void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::string& raw) {
@@ -139,7 +150,9 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
         Pump();
         return;
       }
-      next_unsynced_ = false;
+      --nexts_unsynced_;
+      most_per_next_ = std::max(most_per_next_, done.emitted);
+      emitting_ = done.emitted > 0;
       if (!done.emitted && rest_.count() > 0) {
         resting_ = true;
         rest_timer_.expires_after(rest_);
@@ -179,7 +192,8 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
     Violation("protocol violation: " + *err, raw);
     return;
   }
-  if (!unsynced_.empty()) unsynced_.front().emitted = true;
+  if (!unsynced_.empty()) ++unsynced_.front().emitted;
+  awaits_task_ids_ = need_ids;
   stats_.emitted++;
   stats_.transferred += targets_.size();
   const bool tracked = acking_ && !message_id.empty();
@@ -212,7 +226,9 @@ void ShellSpoutTask::OnBroken() {
   rest_timer_.cancel();
   resting_ = false;
   unsynced_.clear();
-  next_unsynced_ = false;
+  nexts_unsynced_ = 0;
+  emitting_ = false;
+  awaits_task_ids_ = true;
   active_ = false;
   control_.clear();
   // Trees this process started can no longer be acked or replayed by it.

@@ -3,14 +3,24 @@
 // Every command (next, ack, fail, activate, deactivate) is answered by exactly one `sync`, and
 // the spout handles them in order, so the runtime need not wait for one `sync` before writing
 // the next command: up to sparse.spout.max.unsynced.commands are written ahead (acks and fails
-// first), of which at most one `next`, so topology.max.spout.pending still holds. Emits belong to
-// the oldest command not yet synced. A spout that waits for task ids may read a command first;
-// Storm's storm.py, pystorm and both sparse adapters keep such commands for later. Setting the
-// key to 1 gives Storm's strict one-command-at-a-time behaviour.
+// first). Emits belong to the oldest command not yet synced. A spout that waits for task ids may
+// read a command first; Storm's storm.py, pystorm and both sparse adapters keep such commands for
+// later. Setting the key to 1 gives Storm's strict one-command-at-a-time behaviour.
+//
+// `next` commands are pipelined too, up to sparse.spout.max.unsynced.nexts (1: one at a time),
+// but only while the spout keeps emitting (the last synced `next` emitted a tuple) without
+// asking for task ids (a spout written against the bare protocol, as Storm's own examples are,
+// may take whatever message follows its emit for the reply: with one `next` at a time and no
+// acks, that is always the reply, as in Storm), and only
+// while topology.max.spout.pending would hold even if every `next` in flight emitted as many
+// tuples as the most any one `next` of this spout has emitted: Storm asks for a tuple only below
+// the cap, and so does this, counting the tuples already asked for. Without it, a spout pays a
+// round trip to the runtime (two pipe wake-ups) per `next`; with it, one per batch.
 //
 // `next` is withheld while the spout is inactive, throttled by backpressure, or has
 // topology.max.spout.pending trees outstanding; after a `next` that emitted nothing, the spout
-// rests topology.sleep.spout.wait.strategy.time.ms. A spout that does not answer a command within
+// rests topology.sleep.spout.wait.strategy.time.ms (the `next`s already written still run, and
+// pipelining starts over with one). A spout that does not answer a command within
 // topology.subprocess.timeout.secs is declared stuck.
 #pragma once
 
@@ -38,12 +48,14 @@ class ShellSpoutTask final : public ShellTask {
   void OnBroken() override;
   struct Unsynced {
     bool is_next = false;
-    bool emitted = false;
+    std::int64_t emitted = 0;  // tuples emitted while this was the oldest command unsynced
     Clock::time_point sent{};
   };
 
   void Pump();
   void SchedulePump();
+  // Whether one more `next` may be written now (see the header).
+  bool MayAskForNext();
   // A command for the spout: next, activate, deactivate, or ack/fail of a message id.
   struct Control {
     std::string_view command;  // one of the literals above
@@ -56,7 +68,11 @@ class ShellSpoutTask final : public ShellTask {
   bool want_active_ = false;
   std::deque<Unsynced> unsynced_;  // written, sync not yet received; oldest first
   std::size_t max_unsynced_ = 64;
-  bool next_unsynced_ = false;  // a `next` is among them
+  std::size_t nexts_unsynced_ = 0;  // `next`s among them
+  std::size_t max_unsynced_nexts_ = 8;
+  bool emitting_ = false;           // the last synced `next` emitted a tuple
+  bool awaits_task_ids_ = true;     // its last emit asked for task ids (or none came yet)
+  std::int64_t most_per_next_ = 1;  // the most tuples one `next` of this task has emitted
   bool pump_posted_ = false;
   bool resting_ = false;
   bool throttled_since_set_ = false;

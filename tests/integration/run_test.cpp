@@ -368,6 +368,60 @@ bolts:
 
 INSTANTIATE_TEST_SUITE_P(UnsyncedCommands, SpoutPipelining, ::testing::Values(1, 64));
 
+// `next` commands are pipelined while the spout keeps emitting (the host writes the next ones
+// before their syncs; one at a time with sparse.spout.max.unsynced.nexts: 1), and every tree is
+// still acked exactly once.
+class SpoutNextPipelining : public ::testing::TestWithParam<int> {};
+
+TEST_P(SpoutNextPipelining, NextsAheadOnlyWhenAllowed) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: counting
+spouts:
+  - {id: numbers, command: [python3, raw_components.py, counting_spout, "200"], outputs: [n]}
+bolts:
+  - id: sink
+    command: )" + Py("RecordSink") +
+                            R"(
+    inputs: [{from: numbers}]
+)");
+  auto r =
+      sb.Run(RunArgs(sb, {"-o", "sparse.spout.max.unsynced.nexts=" + std::to_string(GetParam())}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(sb.out_dir() / "counting-spout.json");
+  const json seen = json::parse(in);
+  EXPECT_EQ(seen["acked"], 200);
+  if (GetParam() == 1) {
+    EXPECT_EQ(seen["most_nexts_ahead"], 0);
+  } else {
+    EXPECT_GT(seen["most_nexts_ahead"], 0);
+    EXPECT_LT(seen["most_nexts_ahead"], GetParam());
+  }
+  std::set<int> sunk;
+  for (const auto& l : sb.Lines("sink-")) sunk.insert(l["values"][0].get<int>());
+  EXPECT_EQ(sunk.size(), 200u);
+}
+
+INSTANTIATE_TEST_SUITE_P(UnsyncedNexts, SpoutNextPipelining, ::testing::Values(1, 8));
+
+// Pipelined `next`s never take a spout past topology.max.spout.pending: the tuples the `next`s in
+// flight may emit count as pending. The bolt never acks, so pending only grows until the cap.
+TEST(SpoutNextPipelining, MaxSpoutPendingHolds) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: capped
+config: {topology.max.spout.pending: 5, topology.message.timeout.secs: 30}
+spouts:
+  - {id: numbers, command: [python3, raw_components.py, counting_spout, "1000"], outputs: [n]}
+bolts:
+  - {id: hold, command: [python3, raw_components.py, never_ack], inputs: [numbers]}
+)");
+  auto r = sb.Run({"run", "topo.yaml", "-t", "2", "-o", "sparse.drain.secs=0", "-o",
+                   "test.out=" + sb.out_dir().string()});
+  std::ifstream in(sb.out_dir() / "counting-spout.json");
+  ASSERT_TRUE(in) << r.err;
+  const json seen = json::parse(in);
+  EXPECT_EQ(seen["most_pending"], 5) << r.err;
+}
+
 TEST(Misbehaving, ExitsAtStart) {
   Sandbox sb;
   sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, exit_at_start]"));

@@ -96,13 +96,27 @@ class Bolt(Component):
         ``need_task_ids`` is false.
         """
         message = self._emit_message(values, stream, direct_task, need_task_ids)
-        if anchors is None and self.auto_anchor and self._on_main_thread():
-            anchors = self._current_anchors
-        if anchors is not None:
+        on_main_thread = threading.get_ident() == self._main_thread
+        if anchors is None:
+            if self.auto_anchor and on_main_thread:
+                anchors = self._current_anchors  # already a list of ids
+                if anchors is not None:
+                    message["anchors"] = anchors
+        else:
             if isinstance(anchors, (str, Tuple)):
                 anchors = [anchors]
             message["anchors"] = [_tuple_id(anchor) for anchor in anchors]
-        return self._send_emit(message)
+        # Only the main thread reads the protocol; emits from other threads get no task ids.
+        if not on_main_thread:
+            message["need_task_ids"] = False
+        elif "need_task_ids" not in message:
+            return super()._send_emit(message)
+        writer = self._writer
+        if writer is None:  # not connected: _send says so
+            return super()._send_emit(message)
+        # The common case, inlined (it runs once per emit): no reply to wait for.
+        writer.send(message, hold=on_main_thread)
+        return None
 
     def ack(self, tup):
         """Acks a tuple (a Tuple or its id)."""
@@ -118,18 +132,31 @@ class Bolt(Component):
 
     # ----------------------------------------------------------------- the loop
     def _start(self):
+        self._own_ack = type(self).ack is Bolt.ack
         self._main_thread = threading.get_ident()
         self._busy = True  # initialize() runs next
         _Watchdog(self).start()
 
     def _loop(self):
         self._busy = False
+        stash = self._stash
+        read = self._reader.read_message
+        send = self._writer.send
+        from_message = Tuple.from_message
         while True:
-            try:
-                message = self._next_tuple_message()
-            except HostGone:
-                return
-            tup = Tuple.from_message(message)
+            # Inlined _next_tuple_message: this loop runs once per tuple.
+            if stash:
+                message = stash.popleft()
+            else:
+                message = read()
+                if message is None:
+                    return
+                if not isinstance(message, dict):
+                    raise ProtocolError("unexpected message %.200r" % (message,))
+                if message.get("stream") == "__heartbeat":
+                    send(_SYNC, hold=True)
+                    continue
+            tup = from_message(message)
             if tup.is_tick:
                 self._handle_tick(tup)
             else:
@@ -146,14 +173,6 @@ class Bolt(Component):
                 continue
             return message
 
-    def _next_tuple_message(self):
-        if self._stash:
-            return self._stash.popleft()
-        message = self._read()
-        if not isinstance(message, dict):
-            raise ProtocolError("unexpected message %.200r" % (message,))
-        return message
-
     def _await_task_ids(self):
         # Replies come in emit order, interleaved with tuples: keep the tuples for later.
         while True:
@@ -169,7 +188,28 @@ class Bolt(Component):
         return super()._send_emit(message)
 
     def _handle_tuple(self, tup):
-        self._run_callback([tup], self.process, tup)
+        # _run_callback([tup], self.process, tup), inlined: it runs once per tuple.
+        tup_id = tup.id
+        self._current_anchors = [tup_id]
+        settled = self._settled
+        if settled:
+            self._settled = settled = set()
+        self._busy = True
+        try:
+            self.process(tup)
+        except Exception:
+            self.report_error(traceback.format_exc())
+            if self.auto_fail and tup_id not in settled:
+                self.fail(tup)
+        else:
+            if self.auto_ack and tup_id not in settled:
+                if self._own_ack:  # ack() not overridden: what it would send, sent directly
+                    self._writer.send({"command": "ack", "id": tup_id}, hold=True)
+                else:
+                    self.ack(tup)
+        finally:
+            self._current_anchors = None
+            self._busy = False
 
     def _handle_tick(self, tup):
         freq = tup.values[0] if tup.values else None
@@ -179,7 +219,8 @@ class Bolt(Component):
         """Runs ``callback(*args)`` on behalf of ``tuples``: anchors emits to them, reports an
         exception, then acks (or fails) those the callback did not ack or fail itself."""
         self._current_anchors = [t.id for t in tuples] if anchored else None
-        self._settled = set()
+        if self._settled:
+            self._settled = set()
         self._busy = True
         try:
             callback(*args)

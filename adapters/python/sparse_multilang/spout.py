@@ -1,6 +1,7 @@
 """Spouts: synchronous components that emit on demand."""
 
 import collections
+import threading
 import traceback
 
 from .component import Component
@@ -8,6 +9,7 @@ from .protocol import HostGone
 
 __all__ = ["Spout"]
 
+_SYNC = {"command": "sync"}
 _HOOK_NAMES = {"next": "next_tuple()", "ack": "ack()", "fail": "fail()",
                "activate": "activate()", "deactivate": "deactivate()"}
 
@@ -49,39 +51,55 @@ class Spout(Component):
         message = self._emit_message(values, stream, direct_task, need_task_ids)
         if tup_id is not None:
             message["id"] = tup_id
+        writer = self._writer
+        if writer is not None and "need_task_ids" in message:
+            # No reply to wait for (the common case, inlined: it runs once per tuple). Output
+            # of the protocol thread may be held (see protocol.py), as in Component._send.
+            writer.send(message, hold=threading.get_ident() == self._protocol_thread)
+            return None
         return self._send_emit(message)
 
     # ----------------------------------------------------------------- the loop
     def _loop(self):
         handlers = {
-            "next": lambda message: self._on_next(),
             "ack": lambda message: self._on_ack(message.get("id")),
             "fail": lambda message: self._on_fail(message.get("id")),
             "activate": lambda message: self.activate(),
             "deactivate": lambda message: self.deactivate(),
         }
+        deferred = self._deferred
+        read = self._reader.read_message
+        send = self._writer.send
         while True:
-            message = self._deferred.popleft() if self._deferred else self._reader.read_message()
+            message = deferred.popleft() if deferred else read()
             if message is None:
                 return
             if isinstance(message, list):
                 self.log("ignoring a task-id reply no emit was waiting for: %r" % (message,),
                          "warn")
                 continue
-            if message.get("stream") == "__heartbeat":
-                self._send({"command": "sync"})
-                continue
             command = message.get("command")
-            handler = handlers.get(command)
-            if handler is None:
-                self.log("ignoring unknown command %r" % (command,), "warn")
-            else:
+            # `next` first, without a handler lookup: it comes once per tuple.
+            if command == "next":
                 try:
-                    handler(message)
+                    self._on_next()
                 except Exception:
-                    self.report_error("%s failed:\n%s" % (_HOOK_NAMES[command],
-                                                          traceback.format_exc()))
-            self._send({"command": "sync"})
+                    self.report_error("next_tuple() failed:\n%s" % traceback.format_exc())
+            elif message.get("stream") == "__heartbeat":
+                send(_SYNC, hold=True)
+                continue
+            else:
+                handler = handlers.get(command)
+                if handler is None:
+                    self.log("ignoring unknown command %r" % (command,), "warn")
+                else:
+                    try:
+                        handler(message)
+                    except Exception:
+                        self.report_error("%s failed:\n%s" % (_HOOK_NAMES[command],
+                                                              traceback.format_exc()))
+            # This loop is the protocol thread: its output may be held (see protocol.py).
+            send(_SYNC, hold=True)
 
     def _on_next(self):
         self.next_tuple()
