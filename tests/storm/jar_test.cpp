@@ -60,11 +60,12 @@ TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
     expected.push_back(std::string("resources/_sparse/launch/") + l + ".sh");
   }
   std::vector<std::string> adapter;
-  for (const auto& e :
-       fs::directory_iterator(fs::path(testing::PythonAdapterDir()) / "sparse_multilang")) {
-    if (e.path().extension() == ".py") {
-      adapter.push_back("resources/_sparse/python/sparse_multilang/" +
-                        e.path().filename().string());
+  for (const char* package : {"sparse_multilang", "streamparse", "pystorm"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(testing::PythonAdapterDir()) / package)) {
+      if (e.path().extension() == ".py") {
+        adapter.push_back(std::string("resources/_sparse/python/") + package + "/" +
+                          e.path().filename().string());
+      }
     }
   }
   ASSERT_FALSE(adapter.empty());

@@ -1,4 +1,4 @@
-"""sparse's stand-in for pystorm (see sparse_multilang/compat.py): the real package when the
+"""The sparse stand-in for pystorm (see sparse_multilang/compat.py): the real package when the
 interpreter has it, else pystorm's component API on sparse_multilang."""
 
 from sparse_multilang.compat import load_real as _load_real

@@ -17,15 +17,42 @@ import sys
 __all__ = ["load_real"]
 
 
+MARKER = "sparse stand-in"  # in the docstring of each stand-in's __init__.py
+
+
+def _is_stand_in(origin):
+    try:
+        with open(origin, encoding="utf-8", errors="replace") as f:
+            return MARKER in f.read(400)
+    except OSError:
+        return False
+
+
+def _find_real(name, path):
+    """The spec of package ``name`` on ``path`` that is not one of sparse's stand-ins (there may
+    be several copies of sparse's Python folder on the path: a build tree and a jar's)."""
+    search = list(path)
+    while True:
+        spec = importlib.machinery.PathFinder.find_spec(name, search)
+        if spec is None or spec.origin is None:
+            return None
+        if not _is_stand_in(spec.origin):
+            return spec
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(spec.origin)))
+        remaining = [p for p in search if os.path.abspath(p or os.curdir) != package_root]
+        if len(remaining) == len(search):
+            return None
+        search = remaining
+
+
 def load_real(name, stand_in_file):
     """Imports the real package ``name`` in place of the stand-in at ``stand_in_file``;
     returns it, or None when the stand-in should define the module itself."""
     if os.environ.get("SPARSE_STREAMPARSE_SHIM") == "1":
         return None
     own_root = os.path.dirname(os.path.dirname(os.path.abspath(stand_in_file)))
-    search = [p for p in sys.path if os.path.abspath(p or os.curdir) != own_root]
-    spec = importlib.machinery.PathFinder.find_spec(name, search)
-    if spec is None or spec.origin is None:
+    spec = _find_real(name, sys.path)
+    if spec is None:
         return None
     stand_in = sys.modules.get(name)
     module = importlib.util.module_from_spec(spec)

@@ -26,8 +26,9 @@ def _real_streamparse():
         import streamparse
     except Exception:
         return None
-    where = os.path.abspath(getattr(streamparse, "__file__", "") or "")
-    return None if where.startswith(_ROOT + os.sep) else streamparse
+    from .compat import _is_stand_in
+    where = getattr(streamparse, "__file__", "") or ""
+    return None if not where or _is_stand_in(where) else streamparse
 
 
 def _parse(argv):

@@ -1,4 +1,4 @@
-"""sparse's stand-in for streamparse (see sparse_multilang/compat.py): the real package when
+"""The sparse stand-in for streamparse (see sparse_multilang/compat.py): the real package when
 the interpreter has it, else streamparse's DSL and component classes on sparse_multilang."""
 
 from sparse_multilang.compat import load_real as _load_real
