@@ -142,8 +142,9 @@ int RunTopology(const RunArgs& args) {
   }
   options.task.env_overrides["PYTHONPATH"] = pythonpath;
   // streamparse's components run as `streamparse_run module.Class`: sparse's own comes after
-  // PATH, so an installed streamparse (an activated virtualenv) is used first.
-  {
+  // PATH, so an installed streamparse (an activated virtualenv) is used first. Not for a jar,
+  // which runs as on a worker without sparse: its launchers bring their own.
+  if (!jar) {
     std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
     ::setenv("PATH", (path + ":" + (ShareDir() / "bin").string()).c_str(), 1);
   }

@@ -86,9 +86,9 @@ TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
   EXPECT_EQ(find("resources/spouts/events.py").data, "print(\"events\")\n");
   EXPECT_TRUE(find("resources/bin/tool").executable);
   EXPECT_FALSE(find("resources/bolts/sink.py").executable);
-  EXPECT_EQ(find(adapter.front()).data,
-            ReadFile(fs::path(testing::PythonAdapterDir()) / "sparse_multilang" /
-                     fs::path(adapter.front()).filename()));
+  const std::string prefix = "resources/_sparse/python/";
+  EXPECT_EQ(find(adapter.front()).data, ReadFile(fs::path(testing::PythonAdapterDir()) /
+                                                 adapter.front().substr(prefix.size())));
 
   const std::string events = find("resources/_sparse/launch/events.sh").data;
   EXPECT_NE(events.find("\nexec 'python3' 'spouts/events.py' '--label' 'two words' 'it'\\''s'\n"),

@@ -40,23 +40,41 @@ class WordcountTest(unittest.TestCase):
             # config.json's keys with no meaning here are named once, never an error.
             self.assertIn("use_ssh_for_nimbus", result.stderr)
             self.assertEqual(result.stderr.count("ignoring what has no meaning here"), 1)
-            final = {}
-            owner = collections.defaultdict(set)
-            lines = 0
-            for path in glob.glob(os.path.join(project.path, "out", "count-*.jsonl")):
-                with open(path) as f:
-                    for line in f:
-                        record = json.loads(line)
-                        lines += 1
-                        final[record["word"]] = max(final.get(record["word"], 0),
-                                                    record["count"])
-                        owner[record["word"]].add(path)
-            self.assertEqual(lines, 300)
-            self.assertEqual(final, EXPECTED)
-            for word, files in owner.items():
-                self.assertEqual(len(files), 1, "%s counted by several tasks" % word)
-            # pystorm announces its log handler in its first message; the console shows it.
-            self.check_real_pystorm(result.stderr + self.logs_text(project))
+            self.check_counts(project, result)
+
+    def test_jar_counts_every_word_exactly(self):
+        """`sparse jar`, then the jar run as a Storm worker runs it (launchers, the jar's copy
+        of the adapter and stand-ins)."""
+        with ProjectDir("wordcount") as project:
+            built = sparse(["jar"], cwd=project.path, env=self.environment())
+            self.assertEqual(built.returncode, 0, built.stderr)
+            jar = os.path.join(project.path, "_build", "wordcount.jar")
+            env = self.environment()
+            env["SPARSE_TEST_OUT"] = os.path.join(project.path, "out")
+            result = sparse(["run", "--jar", jar, "-t", "90", "--stop-when-idle", "3",
+                             "--no-ui"], cwd=project.path, env=env)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.check_counts(project, result)
+
+    def check_counts(self, project, result):
+        """Every word counted exactly once, each by one task (its fields grouping's)."""
+        final = {}
+        owner = collections.defaultdict(set)
+        lines = 0
+        for path in glob.glob(os.path.join(project.path, "out", "count-*.jsonl")):
+            with open(path) as f:
+                for line in f:
+                    record = json.loads(line)
+                    lines += 1
+                    final[record["word"]] = max(final.get(record["word"], 0),
+                                                record["count"])
+                    owner[record["word"]].add(path)
+        self.assertEqual(lines, 300)
+        self.assertEqual(final, EXPECTED)
+        for word, files in owner.items():
+            self.assertEqual(len(files), 1, "%s counted by several tasks" % word)
+        # pystorm announces its log handler in its first message; the console shows it.
+        self.check_real_pystorm(result.stderr + self.logs_text(project))
 
 
 class RealStreamparseTest(WordcountTest):
