@@ -161,6 +161,10 @@ int Submit(const SubmitArgs& a) {
   const StormTopologySource source = LoadTopologyForStorm(TopologyArg(a), env_name);
   std::optional<Environment> env;
   if (!env_name.empty()) env = LoadEnvironment(source.project, env_name);
+  if (env && source.project && source.project->streamparse) {
+    // streamparse lets the topology's config win over the environment's options.
+    for (const auto& [key, value] : source.topology.config.items()) env->options.erase(key);
+  }
   const nlohmann::json overrides = ParseOverrides(a.options);
   const std::string name = !a.override_name.empty() ? a.override_name
                            : a.name.empty()         ? source.topology.name

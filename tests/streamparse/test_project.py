@@ -1,6 +1,9 @@
 """A folder with streamparse's config.json is a project; its keys mean what they meant."""
 
+import json
+import os
 import unittest
+import zipfile
 
 from support import ProjectDir, sparse
 
@@ -67,6 +70,41 @@ class ProjectTest(unittest.TestCase):
             result = sparse(["visualize", "-e", "prod"], cwd=project.path)
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("config.json:1: `serializer` must be json or msgpack", result.stderr)
+
+
+    def test_submit_takes_streamparse_flags_and_precedence(self):
+        """`submit -n NAME` picks the topology among several, -N renames it, -a/-w set their
+        keys; config.json's env gives Nimbus, workers (the host count) and options, under the
+        topology's config; its serializer reaches each streamparse_run command."""
+        with ProjectDir() as project:
+            project.write("config.json", json.dumps({
+                "serializer": "msgpack", "topology_specs": "topologies/",
+                "envs": {"prod": {"nimbus": "nimbus.example.com:6699",
+                                  "workers": ["a", "b", "c"],
+                                  "options": {"topology.max.spout.pending": 77,
+                                              "topology.message.timeout.secs": 5}}}}))
+            topology = TOPOLOGY.replace("class T(Topology):\n",
+                                        "class T(Topology):\n"
+                                        "    config = {'topology.message.timeout.secs': 9}\n")
+            project.write("topologies/t.py", topology)
+            project.write("topologies/other.py", topology)
+            project.write("src/README", "components live here\n")
+            result = sparse(["submit", "-n", "t", "-N", "renamed", "-a", "2", "--dry-run"],
+                            cwd=project.path)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            sent = json.loads(result.stdout)
+            self.assertEqual(sent["name"], "renamed")
+            self.assertEqual(sent["nimbus"], ["nimbus.example.com:6699"])
+            self.assertEqual(sent["jsonConf"], {"topology.acker.executors": 2,
+                                                "topology.max.spout.pending": 77,
+                                                "topology.message.timeout.secs": 9,
+                                                "topology.workers": 3})
+            self.assertEqual(sent["topology"]["spouts"]["w"]["parallelism_hint"], 3)
+            with zipfile.ZipFile(os.path.join(project.path, "_build", "t.jar")) as jar:
+                launcher = jar.read("resources/_sparse/launch/w.sh").decode()
+            self.assertIn("streamparse_run '-s' 'msgpack' 't.W'", launcher)
+            result = sparse(["submit", "-w", "4", "--dry-run", "t"], cwd=project.path)
+            self.assertEqual(json.loads(result.stdout)["jsonConf"]["topology.workers"], 4)
 
 
 if __name__ == "__main__":
