@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cli/storm_commands.hpp"
+#include "cli/streamparse_project.hpp"
 #include "storm/thrift_json.hpp"
 
 namespace sparse::cli {
@@ -191,6 +192,7 @@ void RegisterNimbusCommands(CLI::App& app, Action& action) {
   sparse list -e prod
   sparse list --nimbus nimbus.example.com:6627 --json)");
     AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
+    AddIgnoredStreamparseFlags(*cmd, "list");
     cmd->add_flag("--json", args->json, "Print a JSON array instead of a table");
     SetAction(cmd, args, action, [](const ListArgs& a) { return List(a); });
   }
@@ -206,6 +208,7 @@ Examples:
     cmd->add_option("name", args->name, "Topology name (default: the project's only topology)");
     cmd->add_option("-n,--name", args->name, "Topology name (streamparse's flag)");
     AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
+    AddIgnoredStreamparseFlags(*cmd, "kill");
     cmd->add_option("--wait", args->wait, "Seconds Storm waits before removing it");
     SetAction(cmd, args, action, [](const NameArgs& a) { return Kill(a); });
   }

@@ -229,6 +229,7 @@ void RegisterRun(CLI::App& app, Action& action) {
                   "topologies (default: the project's only environment)");
   cmd->add_option("-t,--time", args->seconds, "Stop (draining) after this many seconds");
   AddStreamparseOptionFlags(*cmd, args->options);
+  AddIgnoredStreamparseFlags(*cmd, "run");
   cmd->add_option("-o,--option", args->options,
                   "Override a config key for every component: key=value (value parsed as YAML)");
   cmd->add_flag("-d,--debug", args->debug, "Show debug logs; sets topology.debug=true");

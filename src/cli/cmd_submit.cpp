@@ -257,6 +257,7 @@ Examples:
                   "Set a topology config key: key=value (value parsed as YAML); repeatable")
       ->allow_extra_args(false);
   AddStreamparseOptionFlags(*cmd, args->options);
+  AddIgnoredStreamparseFlags(*cmd, "submit");
   cmd->add_flag_callback(
       "-d,--debug", [args] { args->options.push_back("topology.debug=true"); },
       "Sets topology.debug=true");

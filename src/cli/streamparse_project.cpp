@@ -180,4 +180,60 @@ void AddStreamparseOptionFlags(CLI::App& cmd, std::vector<std::string>& options)
       "process, so it only reaches the components' config)");
 }
 
+namespace {
+
+struct IgnoredFlag {
+  const char* flags;
+  bool takes_value;
+  const char* why;
+  std::set<std::string> commands;
+};
+
+const std::vector<IgnoredFlag>& IgnoredFlags() {
+  static const char* kConfig = "sparse finds config.json itself, here or in a folder above";
+  static const char* kVenv =
+      "sparse builds no virtualenvs on workers: install the requirements into the Python that "
+      "runs the components";
+  static const char* kSsh = "sparse reaches Nimbus and workers without SSH";
+  static const char* kJar =
+      "`sparse jar` always builds one jar holding every component and "
+      "sparse's launchers, and uploads it itself";
+  static const std::vector<IgnoredFlag> flags = {
+      {"--config", true, kConfig, {"run", "submit", "kill", "list", "jar"}},
+      {"-r,--requirements", true, kVenv, {"submit"}},
+      {"--overwrite_virtualenv", false, kVenv, {"submit"}},
+      {"--pool_size", true, kSsh, {"submit"}},
+      {"--user", true, kSsh, {"submit"}},
+      {"-u,--uber_jar", false, kJar, {"submit"}},
+      {"-j,--local_jar_path", true, kJar, {"submit"}},
+      {"-R,--remote_jar_path", true, kJar, {"submit"}},
+      {"-s,--simple_jar", false, kJar, {"jar"}},
+  };
+  return flags;
+}
+
+void NoteIgnored(const std::string& flags, const char* why) {
+  std::cerr << "sparse: note: " << flags << " (streamparse's) is ignored: " << why << "\n";
+}
+
+}  // namespace
+
+void AddIgnoredStreamparseFlags(CLI::App& cmd, const std::string& command) {
+  for (const auto& f : IgnoredFlags()) {
+    if (!f.commands.count(command)) continue;
+    const std::string flags = f.flags;
+    const std::string help = std::string("Ignored (streamparse's flag): ") + f.why;
+    const char* why = f.why;
+    if (f.takes_value) {
+      cmd.add_option_function<std::string>(
+             flags, [flags, why](const std::string&) { NoteIgnored(flags, why); }, help)
+          ->group("streamparse flags with no meaning here");
+    } else {
+      cmd.add_flag_callback(
+             flags, [flags, why] { NoteIgnored(flags, why); }, help)
+          ->group("streamparse flags with no meaning here");
+    }
+  }
+}
+
 }  // namespace sparse::cli

@@ -31,4 +31,9 @@ void LoadStreamparseProject(Project& project);
 // list, which must outlive the command line's parsing).
 void AddStreamparseOptionFlags(CLI::App& cmd, std::vector<std::string>& options);
 
+// The flags streamparse's `sparse COMMAND` took that mean nothing here (SSH, virtualenvs, its
+// jar variants, --config): accepted, each with a note on stderr saying why it is ignored, so a
+// streamparse user's command lines keep working. `command` is the subcommand's name.
+void AddIgnoredStreamparseFlags(CLI::App& cmd, const std::string& command);
+
 }  // namespace sparse::cli

@@ -65,6 +65,24 @@ class PystormApiTest(HostTestCase, unittest.TestCase):
         self.assertEqual(sorted(host.recv_command("ack")["id"] for _ in range(2)), ["1", "2"])
         host.recv_command("ack", id="tick-2")
 
+    def test_tickless_batching_bolt_flushes_on_its_timer(self):
+        host = self.run_class("Timed")
+        host.send_raw(host.encode({"id": "1", "comp": "source", "stream": "default", "task": 3,
+                                   "tuple": ["a"]})
+                      + host.encode({"id": "2", "comp": "source", "stream": "default",
+                                     "task": 3, "tuple": ["b"]}))
+        # No tick tuple is sent: the timer processes the batch (one, or two if it fired
+        # between the tuples), anchored to its tuples, and acks them.
+        batched, anchors, acks = 0, [], []
+        while len(acks) < 2:
+            message = host.recv()
+            if message.get("command") == "emit":
+                batched += message["tuple"][0]
+                anchors += message["anchors"]
+            elif message.get("command") == "ack":
+                acks.append(message["id"])
+        self.assertEqual((batched, sorted(anchors), sorted(acks)), (2, ["1", "2"], ["1", "2"]))
+
     def test_streamparse_spout_without_streamparse(self):
         host = self.run_class("StreamparseSpout")
         host.send({"command": "next"})

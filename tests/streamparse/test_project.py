@@ -103,8 +103,22 @@ class ProjectTest(unittest.TestCase):
             with zipfile.ZipFile(os.path.join(project.path, "_build", "t.jar")) as jar:
                 launcher = jar.read("resources/_sparse/launch/w.sh").decode()
             self.assertIn("streamparse_run '-s' 'msgpack' 't.W'", launcher)
-            result = sparse(["submit", "-w", "4", "--dry-run", "t"], cwd=project.path)
+            result = sparse(["submit", "-w", "4", "--dry-run", "t", "--pool_size", "5", "-u",
+                             "--user", "storm", "-r", "virtualenvs/t.txt"], cwd=project.path)
+            self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(json.loads(result.stdout)["jsonConf"]["topology.workers"], 4)
+            # streamparse's flags with no meaning here are accepted, each with the reason.
+            for flag in ("--pool_size", "-u,--uber_jar", "--user", "-r,--requirements"):
+                self.assertIn("note: %s (streamparse's) is ignored" % flag, result.stderr)
+
+    def test_kill_needs_a_name_among_several_topologies(self):
+        with ProjectDir() as project:
+            project.write("config.json", '{"envs": {"prod": {"nimbus": "localhost:1"}}}')
+            project.write("topologies/a.py", TOPOLOGY)
+            project.write("topologies/b.py", TOPOLOGY)
+            result = sparse(["kill", "-e", "prod"], cwd=project.path)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("several topologies: name the one to kill", result.stderr)
 
 
 if __name__ == "__main__":

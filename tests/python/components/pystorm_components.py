@@ -1,7 +1,7 @@
 """Components written against pystorm's and streamparse's API, run by streamparse_run with
 sparse's stand-ins (the test interpreter has neither package)."""
 
-from pystorm import BatchingBolt, Bolt, ReliableSpout
+from pystorm import BatchingBolt, Bolt, ReliableSpout, TicklessBatchingBolt
 from streamparse import Spout
 
 
@@ -49,3 +49,10 @@ class StreamparseSpout(Spout):
 
     def next_tuple(self):
         self.emit([1], tup_id=1, need_task_ids=True)
+
+
+class Timed(TicklessBatchingBolt):
+    secs_between_batches = 0.2
+
+    def process_batch(self, key, tups):
+        self.emit([len(tups)])
