@@ -1,5 +1,7 @@
 #include "cli/python_topology.hpp"
 
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,13 @@ using runtime::TopologyError;
 
 namespace {
 
+// Seconds a topology file may take to evaluate; $SPARSE_TOPOLOGY_EVAL_SECS overrides (tests).
+int HelperTimeoutSecs() {
+  const char* text = std::getenv("SPARSE_TOPOLOGY_EVAL_SECS");
+  const int secs = text ? std::atoi(text) : 0;
+  return secs > 0 ? secs : 120;
+}
+
 std::string ShellQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -28,9 +37,10 @@ std::string RunHelper(const fs::path& file, const std::string& env, const std::s
   if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing) {
     pythonpath += ":" + std::string(existing);
   }
-  std::string cmd = "PYTHONPATH=" + ShellQuote(pythonpath) + " PYTHONDONTWRITEBYTECODE=1 " +
-                    ShellQuote(HelperPython()) + " -m sparse_multilang.streamparse_topology " +
-                    ShellQuote(file.string());
+  // A topology file that never finishes must not hang the command: coreutils' timeout ends it.
+  std::string cmd = "PYTHONPATH=" + ShellQuote(pythonpath) + " PYTHONDONTWRITEBYTECODE=1 timeout " +
+                    std::to_string(HelperTimeoutSecs()) + " " + ShellQuote(HelperPython()) +
+                    " -m sparse_multilang.streamparse_topology " + ShellQuote(file.string());
   if (!env.empty()) cmd += " --env " + ShellQuote(env);
   if (!serializer.empty()) cmd += " --serializer " + ShellQuote(serializer);
   cmd += " </dev/null";
@@ -41,6 +51,12 @@ std::string RunHelper(const fs::path& file, const std::string& env, const std::s
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
   const int status = ::pclose(pipe);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 124) {
+    throw TopologyError(
+        {{{file.string(), 0},
+          "evaluating the topology took over " + std::to_string(HelperTimeoutSecs()) +
+              " s (does it, or a module it imports, wait or loop at import?)"}});
+  }
   if (status != 0 && out.empty()) {
     throw TopologyError({{{file.string(), 0},
                           "could not evaluate the Python topology with " + HelperPython() +

@@ -136,6 +136,17 @@ CASES = {
         "    words = Words.spec(\n",
         [],
         (r"SyntaxError", 6)),
+    "component imports a missing package": (
+        "import not_installed_anywhere\n"
+        "class T(Topology):\n"
+        "    words = Words.spec()\n",
+        [],
+        (r"ModuleNotFoundError: No module named 'not_installed_anywhere'.*SPARSE_PYTHON", 5)),
+    "topology that never finishes": (
+        "while True:\n"
+        "    pass\n",
+        [],
+        (r"evaluating the topology took over 3 s", 0)),
     "no topology class": (
         "X = 1\n",
         [],
@@ -150,7 +161,8 @@ class DslTest(unittest.TestCase):
             project.write("config.json", CONFIG)
             project.write("src/comps.py", COMPONENTS)
             path = project.write("topologies/t.py", HEADER + body)
-            result = sparse(["visualize", "-f", "dot"] + args, cwd=project.path)
+            env = dict(os.environ, SPARSE_TOPOLOGY_EVAL_SECS="3")
+            result = sparse(["visualize", "-f", "dot"] + args, cwd=project.path, env=env)
             if isinstance(expected, tuple):
                 pattern, line = expected
                 self.assertEqual(result.returncode, 2, result.stdout + result.stderr)

@@ -159,6 +159,10 @@ def evaluate(path, env=None, serializer=None):
         file, line = _where(exc, path)
         message = str(exc) if isinstance(exc, _Problem) else "%s: %s" % (type(exc).__name__,
                                                                           exc)
+        if isinstance(exc, ImportError) and not isinstance(exc, _Problem):
+            message += (" (the topology imports its components from src/, so what they import "
+                        "must be importable by %s; set SPARSE_PYTHON to use another Python)"
+                        % sys.executable)
         return {"error": message, "file": file, "line": line}
     finally:
         sys.stdout = stdout
