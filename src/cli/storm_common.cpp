@@ -225,8 +225,14 @@ std::unique_ptr<storm::NimbusClient> ConnectLeader(const std::vector<storm::Nimb
 }
 
 std::optional<Environment> NimbusTarget::FindEnvironment() const {
-  if (env.empty()) return std::nullopt;
-  return LoadEnvironment(CurrentProject(), env);
+  if (!env.empty()) return LoadEnvironment(CurrentProject(), env);
+  if (!nimbus.empty()) return std::nullopt;
+  // A streamparse project's only environment is used without -e, as streamparse does.
+  const auto project = CurrentProject();
+  if (project && project->streamparse && !project->DefaultEnvironment().empty()) {
+    return LoadEnvironment(project, project->DefaultEnvironment());
+  }
+  return std::nullopt;
 }
 
 std::vector<storm::NimbusAddress> NimbusTarget::Seeds() const {

@@ -111,6 +111,13 @@ class ProjectTest(unittest.TestCase):
             for flag in ("--pool_size", "-u,--uber_jar", "--user", "-r,--requirements"):
                 self.assertIn("note: %s (streamparse's) is ignored" % flag, result.stderr)
 
+    def test_nimbus_commands_use_the_only_environment(self):
+        with ProjectDir() as project:
+            project.write("config.json", '{"envs": {"prod": {"nimbus": "127.0.0.1:1"}}}')
+            result = sparse(["list", "--timeout", "5"], cwd=project.path)
+            self.assertEqual(result.returncode, 5, result.stderr)
+            self.assertIn("127.0.0.1:1", result.stderr)
+
     def test_kill_needs_a_name_among_several_topologies(self):
         with ProjectDir() as project:
             project.write("config.json", '{"envs": {"prod": {"nimbus": "localhost:1"}}}')
