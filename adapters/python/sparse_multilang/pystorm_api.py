@@ -55,10 +55,23 @@ class StormHandler(logging.Handler):
         self._component.log(self.format(record), level)
 
 
+_running = None  # the component whose run() is serving the host (for streamparse.storm)
+
+
+def running_component():
+    """The component this process runs (after its handshake), or None."""
+    return _running
+
+
 class _PystormComponent:
     """The parts of pystorm's Component that sparse_multilang names differently."""
 
     exit_on_exception = True
+
+    def _start(self):
+        global _running
+        _running = self
+        super()._start()
 
     def __init__(self, input_stream=None, output_stream=None, rdb_signal=None,
                  serializer="json"):
