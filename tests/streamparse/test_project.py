@@ -118,6 +118,15 @@ class ProjectTest(unittest.TestCase):
             self.assertEqual(result.returncode, 5, result.stderr)
             self.assertIn("127.0.0.1:1", result.stderr)
 
+    def test_help_command(self):
+        with ProjectDir() as project:
+            result = sparse(["help", "submit"], cwd=project.path)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("--override_name", result.stdout)
+            result = sparse(["help", "nope"], cwd=project.path)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("no command `nope`", result.stderr)
+
     def test_kill_needs_a_name_among_several_topologies(self):
         with ProjectDir() as project:
             project.write("config.json", '{"envs": {"prod": {"nimbus": "localhost:1"}}}')
