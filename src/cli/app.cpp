@@ -46,6 +46,7 @@ int Main(int argc, char** argv) {
   RegisterQuickstart(app, action);
   RegisterRun(app, action);
   RegisterExtraCommands(app, action);
+  RegisterHelp(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

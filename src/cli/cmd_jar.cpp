@@ -3,6 +3,7 @@
 
 #include "cli/paths.hpp"
 #include "cli/storm_commands.hpp"
+#include "cli/streamparse_project.hpp"
 #include "storm/jar.hpp"
 
 namespace sparse::cli {
@@ -47,6 +48,7 @@ Examples:
   sparse jar wordcount -o /tmp/wc.jar
   sparse run --jar _build/wordcount.jar    run the jar locally as a Storm worker would)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
+  AddIgnoredStreamparseFlags(*cmd, "jar");
   cmd->add_option("-o,--output", args->output, "Where to write the jar (default: _build/NAME.jar)");
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) first");

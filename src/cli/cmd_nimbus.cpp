@@ -7,9 +7,12 @@
 #include <map>
 
 #include "cli/storm_commands.hpp"
+#include "cli/streamparse_project.hpp"
 #include "storm/thrift_json.hpp"
 
 namespace sparse::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -87,12 +90,25 @@ struct NameArgs {
   int wait = -1;
 };
 
+// The topology to kill: the argument or -n, else the project's only topology (streamparse's
+// default).
+std::string KillTarget(const NameArgs& a) {
+  if (!a.name.empty()) return a.name;
+  const auto project = FindProject(fs::current_path());
+  const auto all = project ? ListTopologies(*project) : std::vector<fs::path>();
+  if (all.size() == 1) return all.front().stem().string();
+  throw CommandError(exit_code::kError,
+                     project ? "the project has several topologies: name the one to kill"
+                             : "name the topology to kill (not inside a project)");
+}
+
 int Kill(const NameArgs& a) {
+  const std::string name = KillTarget(a);
   auto client = ConnectLeader(a.target.Seeds(), MakeClientOptions(a.target.timeout_secs));
   std::optional<int> wait;
   if (a.wait >= 0) wait = a.wait;
-  client->KillTopology(a.name, wait);
-  std::cerr << "killed `" << a.name << "` on Nimbus " << client->address().ToString()
+  client->KillTopology(name, wait);
+  std::cerr << "killed `" << name << "` on Nimbus " << client->address().ToString()
             << ": Storm deactivates it now and removes it after "
             << (wait ? std::to_string(*wait) + " s" : "topology.message.timeout.secs") << "\n";
   return exit_code::kOk;
@@ -175,7 +191,8 @@ void RegisterNimbusCommands(CLI::App& app, Action& action) {
     cmd->footer(R"(Examples:
   sparse list -e prod
   sparse list --nimbus nimbus.example.com:6627 --json)");
-    AddNimbusOptions(cmd, args->target, "-e,--env");
+    AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
+    AddIgnoredStreamparseFlags(*cmd, "list");
     cmd->add_flag("--json", args->json, "Print a JSON array instead of a table");
     SetAction(cmd, args, action, [](const ListArgs& a) { return List(a); });
   }
@@ -188,8 +205,10 @@ topology.message.timeout.secs) so tuples in flight can finish, then removes it.
 Examples:
   sparse kill wordcount -e prod
   sparse kill wordcount --nimbus localhost:6627 --wait 0)");
-    cmd->add_option("name", args->name, "Topology name")->required();
-    AddNimbusOptions(cmd, args->target, "-e,--env");
+    cmd->add_option("name", args->name, "Topology name (default: the project's only topology)");
+    cmd->add_option("-n,--name", args->name, "Topology name (streamparse's flag)");
+    AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
+    AddIgnoredStreamparseFlags(*cmd, "kill");
     cmd->add_option("--wait", args->wait, "Seconds Storm waits before removing it")
         ->check(CLI::Range(0, 100000000));
     SetAction(cmd, args, action, [](const NameArgs& a) { return Kill(a); });

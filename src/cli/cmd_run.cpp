@@ -14,14 +14,17 @@
 #include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
+#include "cli/python_topology.hpp"
 #include "cli/run_dir.hpp"
 #include "cli/run_guard.hpp"
 #include "cli/run_observability.hpp"
+#include "cli/streamparse_project.hpp"
 #include "runtime/config.hpp"
 #include "runtime/local_cluster.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
+#include "runtime/yaml_json.hpp"
 #include "storm/jar.hpp"
 
 namespace sparse::cli {
@@ -32,6 +35,8 @@ namespace {
 
 struct RunArgs {
   std::optional<std::string> topology;
+  std::string name;  // streamparse's -n: the project topology of that name
+  std::string env;   // -e: the project environment (streamparse's per-environment `par`)
   double seconds = 0;
   std::vector<std::string> options;
   bool debug = false;
@@ -55,12 +60,17 @@ int RunTopology(const RunArgs& args) {
   const auto project = FindProject(fs::current_path());
   fs::path file;
   std::unique_ptr<storm::ExtractedJar> jar;
+  std::optional<std::string> topology_arg = args.topology;
+  if (!args.name.empty()) {
+    if (topology_arg) throw std::runtime_error("give the topology either as an argument or -n");
+    topology_arg = args.name;
+  }
   if (!args.jar.empty()) {
-    if (args.topology) throw std::runtime_error("give either a topology or --jar, not both");
+    if (topology_arg) throw std::runtime_error("give either a topology or --jar, not both");
     jar = std::make_unique<storm::ExtractedJar>(args.jar);
     file = jar->topology_file();
-  } else if (args.topology || project) {
-    file = ResolveTopology(args.topology, project);
+  } else if (topology_arg || project) {
+    file = ResolveTopology(topology_arg, project);
   } else {
     file = ResolveTopology(std::nullopt, project);
   }
@@ -81,13 +91,38 @@ int RunTopology(const RunArgs& args) {
     overrides[kv->first] = kv->second;
   }
   if (args.debug) overrides[runtime::keys::kDebug] = true;
-
+  // A streamparse project without -e uses its only environment, as streamparse does.
+  const std::string env = !args.env.empty()                         ? args.env
+                          : project && project->streamparse && !jar ? project->DefaultEnvironment()
+                                                                    : std::string();
   runtime::Topology topology;
   runtime::Plan plan;
   try {
-    topology = runtime::LoadTopology(file);
+    topology = jar ? runtime::LoadTopology(file) : LoadAnyTopology(file, env);
     if (jar) topology.resources_dir = jar->resources_dir();
     runtime::ValidateOrThrow(topology);
+  } catch (const runtime::TopologyError& e) {
+    return PrintTopologyErrors(e);
+  }
+  if (!env.empty() && !jar) {
+    // The environment's options apply under the topology's and the command line's, as
+    // streamparse applies them.
+    if (!project)
+      throw std::runtime_error("-e " + env + " needs a project (sparse.yaml or config.json)");
+    const YAML::Node envs = project->config["environments"];
+    if (!envs || !envs.IsMap() || !envs[env]) {
+      throw std::runtime_error("no environment `" + env + "` in " + project->config_file.string());
+    }
+    if (const YAML::Node opts = envs[env]["options"]; opts && opts.IsMap()) {
+      for (const auto& kv : opts) {
+        const std::string key = kv.first.as<std::string>();
+        if (!overrides.contains(key) && !topology.config.contains(key))
+          overrides[key] = runtime::YamlToJson(kv.second);
+      }
+    }
+  }
+
+  try {
     plan = runtime::MakePlan(topology, overrides);
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
@@ -107,6 +142,13 @@ int RunTopology(const RunArgs& args) {
   // Marks every process of this run, so that none outlives it (run_guard.hpp).
   const RunGuard guard;
   options.task.env_overrides[kRunIdEnv] = guard.id();
+  // streamparse's components run as `streamparse_run module.Class`: sparse's own comes after
+  // PATH, so an installed streamparse (an activated virtualenv) is used first. Not for a jar,
+  // which runs as on a worker without sparse: its launchers bring their own.
+  if (!jar) {
+    std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("PATH", (path + ":" + (ShareDir() / "bin").string()).c_str(), 1);
+  }
   // Python children print tracebacks promptly and never buffer the protocol pipe.
   options.task.env_overrides["PYTHONUNBUFFERED"] = "1";
   if (!args.log_dir.empty()) {
@@ -185,11 +227,18 @@ void RegisterRun(CLI::App& app, Action& action) {
   sparse run wordcount -t 30      a named project topology, for 30 seconds
   sparse run path/to/flux.yaml -o topology.max.spout.pending=100 -o topology.debug=true)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
+  cmd->add_option("-n,--name", args->name,
+                  "The project topology of this name (streamparse's flag; same as the argument)");
+  cmd->add_option("-e,--env,--environment", args->env,
+                  "Project environment: its `options`, and `par` per environment in streamparse "
+                  "topologies (default: the project's only environment)");
   cmd->add_option("-t,--time", args->seconds, "Stop (draining) after this many seconds")
       ->check(Seconds(false));
+  AddStreamparseOptionFlags(*cmd, args->options);
+  AddIgnoredStreamparseFlags(*cmd, "run");
   cmd->add_option("-o,--option", args->options,
                   "Override a config key for every component: key=value (value parsed as YAML)");
-  cmd->add_flag("--debug", args->debug, "Show debug logs; sets topology.debug=true");
+  cmd->add_flag("-d,--debug", args->debug, "Show debug logs; sets topology.debug=true");
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) before running");
   cmd->add_option("--stop-when-idle", args->stop_when_idle,

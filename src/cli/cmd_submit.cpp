@@ -13,6 +13,7 @@
 #include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
 #include "cli/storm_commands.hpp"
+#include "cli/streamparse_project.hpp"
 #include "storm/convert.hpp"
 #include "storm/jar.hpp"
 #include "storm/thrift_json.hpp"
@@ -27,6 +28,7 @@ struct SubmitArgs {
   std::optional<std::string> topology;
   std::string env;
   std::string name;
+  std::string override_name;  // streamparse's -N: the name on the cluster
   std::string nimbus;
   std::vector<std::string> options;
   bool force = false;
@@ -136,12 +138,38 @@ class UploadProgress {
   bool shown_ = false;
 };
 
+// streamparse's `submit -n NAME` picks the project topology NAME (and names it so on the
+// cluster); ours names the cluster topology. Both hold when -n names a project topology and no
+// topology argument is given.
+std::optional<std::string> TopologyArg(const SubmitArgs& a) {
+  if (a.topology || a.name.empty()) return a.topology;
+  const auto project = FindProject(fs::current_path());
+  if (!project) return std::nullopt;
+  for (const auto& file : ListTopologies(*project)) {
+    if (file.stem() == a.name) return a.name;
+  }
+  return std::nullopt;
+}
+
 int Submit(const SubmitArgs& a) {
-  const StormTopologySource source = LoadTopologyForStorm(a.topology);
+  std::string env_name = a.env;
+  if (env_name.empty()) {
+    // A streamparse project's only environment is used without -e, as streamparse does.
+    if (auto project = FindProject(fs::current_path()); project && project->streamparse) {
+      env_name = project->DefaultEnvironment();
+    }
+  }
+  const StormTopologySource source = LoadTopologyForStorm(TopologyArg(a), env_name);
   std::optional<Environment> env;
-  if (!a.env.empty()) env = LoadEnvironment(source.project, a.env);
+  if (!env_name.empty()) env = LoadEnvironment(source.project, env_name);
+  if (env && source.project && source.project->streamparse) {
+    // streamparse lets the topology's config win over the environment's options.
+    for (const auto& [key, value] : source.topology.config.items()) env->options.erase(key);
+  }
   const nlohmann::json overrides = ParseOverrides(a.options);
-  const std::string name = a.name.empty() ? source.topology.name : a.name;
+  const std::string name = !a.override_name.empty() ? a.override_name
+                           : a.name.empty()         ? source.topology.name
+                                                    : a.name;
   if (auto why = storm::CheckTopologyName(name)) {
     throw CommandError(exit_code::kInvalidTopology, *why);
   }
@@ -217,16 +245,27 @@ Examples:
   sparse submit -e prod --force --wait 10  replace the running topology of that name
   sparse submit -e prod --dry-run          print what would be sent, write the jar only)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
-  cmd->add_option("-e,--env", args->env, "Environment from sparse.yaml (nimbus, workers, options)");
-  cmd->add_option("-n,--name", args->name, "Name on the cluster (default: the topology's name)");
+  cmd->add_option("-e,--env,--environment", args->env,
+                  "Environment from sparse.yaml or config.json (nimbus, workers, options)");
+  cmd->add_option("-n,--name", args->name,
+                  "Name on the cluster (default: the topology's name); without a topology "
+                  "argument, also the project topology of that name, as in streamparse");
+  cmd->add_option("-N,--override_name", args->override_name,
+                  "Name on the cluster when -n picks the topology (streamparse's flag)");
   cmd->add_option("--nimbus", args->nimbus,
                   "Nimbus HOST:PORT (default: the environment's `nimbus`, else localhost:6627)");
   cmd->add_option("-o,--option", args->options,
                   "Set a topology config key: key=value (value parsed as YAML); repeatable")
       ->allow_extra_args(false);
-  cmd->add_flag("--force", args->force,
+  AddStreamparseOptionFlags(*cmd, args->options);
+  AddIgnoredStreamparseFlags(*cmd, "submit");
+  cmd->add_flag_callback(
+      "-d,--debug", [args] { args->options.push_back("topology.debug=true"); },
+      "Sets topology.debug=true");
+  cmd->add_flag("-f,--force", args->force,
                 "Kill a running topology of the same name first, and wait until it is gone");
-  cmd->add_flag("--inactive", args->inactive, "Submit deactivated (start with `sparse activate`)");
+  cmd->add_flag("-i,--inactive", args->inactive,
+                "Submit deactivated (start with `sparse activate`)");
   cmd->add_option("--wait", args->wait,
                   "With --force: seconds Storm lets the old topology drain before removing it")
       ->check(CLI::Range(0, 100000000));

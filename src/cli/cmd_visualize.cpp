@@ -12,6 +12,7 @@
 #include "cli/console.hpp"
 #include "cli/observability_commands.hpp"
 #include "cli/project.hpp"
+#include "cli/python_topology.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
 #include "web/graph.hpp"
@@ -26,6 +27,8 @@ namespace {
 
 struct VisualizeArgs {
   std::optional<std::string> topology;
+  std::string name;    // streamparse's -n
+  std::string env;     // resolves streamparse's per-environment `par`
   std::string format;  // dot, svg, png; default from -o's extension, else dot
   std::string output;  // default: stdout
 };
@@ -91,10 +94,10 @@ int Visualize(const VisualizeArgs& args) {
     return exit_code::kError;
   }
   const auto project = FindProject(fs::current_path());
-  const fs::path file = ResolveTopology(args.topology, project);
+  const fs::path file = ResolveTopology(args.name.empty() ? args.topology : args.name, project);
   runtime::Topology topology;
   try {
-    topology = runtime::LoadTopology(file);
+    topology = LoadAnyTopology(file, args.env);
     runtime::ValidateOrThrow(topology);
   } catch (const runtime::TopologyError& e) {
     const Style style = Style::ForStderr();
@@ -145,6 +148,10 @@ Examples:
   sparse visualize topo.yaml -f png -o topo.png
   sparse visualize | dot -Tpdf > topo.pdf)");
   cmd->add_option("topology", args->topology, "Topology file, or the name of one in the project");
+  cmd->add_option("-n,--name", args->name,
+                  "The project topology of this name (streamparse's flag; same as the argument)");
+  cmd->add_option("-e,--env,--environment", args->env,
+                  "Project environment, for `par` given per environment in streamparse topologies");
   cmd->add_option("-f,--format", args->format, "dot, svg or png (default: from -o, else dot)");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of stdout");
   cmd->callback([args, &action] { action = [args] { return Visualize(*args); }; });

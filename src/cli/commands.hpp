@@ -28,6 +28,8 @@ void RegisterRun(CLI::App& app, Action& action);
 void RegisterQuickstart(CLI::App& app, Action& action);
 // Further subcommands (submit, list, kill, ..., kafka, stats, visualize, tail) register here too.
 void RegisterExtraCommands(CLI::App& app, Action& action);
+// `sparse help [COMMAND]` (registered last: it describes the others).
+void RegisterHelp(CLI::App& app, Action& action);
 
 int Main(int argc, char** argv);
 

@@ -3,18 +3,59 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "runtime/topology_loader.hpp"
+#include "cli/streamparse_project.hpp"
 
 namespace sparse::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The nearest folder at or above `start` with sparse.yaml or streamparse's config.json.
+std::optional<fs::path> FindRoot(const fs::path& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / "sparse.yaml", ec) || IsStreamparseConfig(dir / "config.json")) {
+      return dir;
+    }
+    if (dir == dir.root_path()) break;
+  }
+  return std::nullopt;
+}
+
+bool IsTopologyFile(const fs::path& path) {
+  const auto ext = path.extension();
+  return ext == ".yaml" || ext == ".yml" || ext == ".py";
+}
+
+}  // namespace
+
+std::string Project::DefaultEnvironment() const {
+  const YAML::Node envs = config["environments"];
+  if (envs && envs.IsMap() && envs.size() == 1) return envs.begin()->first.as<std::string>();
+  return {};
+}
+
+std::string Project::Serializer(const std::string& env) const {
+  if (auto it = serializers.find(env); !env.empty() && it != serializers.end()) return it->second;
+  auto top = serializers.find("");
+  return top != serializers.end() ? top->second : std::string();
+}
+
 std::optional<Project> FindProject(const fs::path& start) {
-  auto root = runtime::FindProjectRoot(start);
+  auto root = FindRoot(start);
   if (!root) return std::nullopt;
   Project p;
   p.root = *root;
   const fs::path file = p.root / "sparse.yaml";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    LoadStreamparseProject(p);
+    return p;
+  }
+  p.config_file = file;
   try {
     p.config = YAML::LoadFile(file.string());
   } catch (const YAML::ParserException& e) {
@@ -33,8 +74,10 @@ std::vector<fs::path> ListTopologies(const Project& project) {
   std::error_code ec;
   if (!fs::is_directory(project.topologies_dir, ec)) return out;
   for (const auto& e : fs::directory_iterator(project.topologies_dir, ec)) {
-    auto ext = e.path().extension();
-    if (ext == ".yaml" || ext == ".yml") out.push_back(e.path());
+    // streamparse projects keep helpers (__init__.py) beside their topologies.
+    if (IsTopologyFile(e.path()) && e.path().filename() != "__init__.py") {
+      out.push_back(e.path());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -46,7 +89,7 @@ fs::path ResolveTopology(const std::optional<std::string>& arg,
   if (arg) {
     if (fs::is_regular_file(*arg, ec)) return fs::absolute(*arg);
     if (project) {
-      for (const char* ext : {"", ".yaml", ".yml"}) {
+      for (const char* ext : {"", ".yaml", ".yml", ".py"}) {
         fs::path p = project->topologies_dir / (*arg + ext);
         if (fs::is_regular_file(p, ec)) return p;
       }
@@ -55,7 +98,8 @@ fs::path ResolveTopology(const std::optional<std::string>& arg,
   }
   if (!project) {
     throw std::runtime_error(
-        "not inside a sparse project (no sparse.yaml here or above): give a topology file, "
+        "not inside a sparse project (no sparse.yaml or streamparse config.json here or above): "
+        "give a topology file, "
         "e.g. `sparse run topology.yaml`, or create a project with `sparse quickstart NAME`");
   }
   auto all = ListTopologies(*project);

@@ -1,10 +1,15 @@
 // A sparse project on disk: a folder with `sparse.yaml` (project config with environments),
 // `topologies/*.yaml`, and `src/` (the components; what becomes `resources/` in a jar).
+//
+// A streamparse project is one too: a folder whose `config.json` is streamparse's (a JSON object
+// with `envs` or `topology_specs`; streamparse_project.hpp reads it into the same `config`),
+// with `topologies/*.py` in streamparse's DSL (python_topology.hpp).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,15 +21,26 @@ struct Project {
   std::string name;
   std::filesystem::path topologies_dir;
   std::filesystem::path resources_dir;
-  YAML::Node config;  // the whole sparse.yaml
+  YAML::Node config;  // the whole sparse.yaml, or what config.json means in its terms
+  std::filesystem::path config_file;  // sparse.yaml or config.json
+  bool streamparse = false;           // found by streamparse's config.json
+  // config.json's `serializer` per environment name ("" key: the top-level one).
+  std::map<std::string, std::string> serializers;
+
+  // The environment a command uses when none is named: the only one the project defines (as
+  // streamparse chooses), else none.
+  std::string DefaultEnvironment() const;
+  // The serializer config.json sets for `env` (the environment's, else the top-level one).
+  std::string Serializer(const std::string& env) const;
 };
 
-// The project containing `start` (searching upwards for sparse.yaml), if any. Throws on a
+// The project containing `start` (searching upwards for sparse.yaml or streamparse's
+// config.json; the nearest wins), if any. Throws on a
 // sparse.yaml that cannot be parsed, naming the file and line.
 std::optional<Project> FindProject(const std::filesystem::path& start);
 
 // Resolves the topology a command should use: an explicit path, a name in the project's
-// topologies folder (with or without .yaml), or the project's only topology. Throws
+// topologies folder (with or without .yaml/.yml/.py), or the project's only topology. Throws
 // std::runtime_error with a helpful message otherwise.
 std::filesystem::path ResolveTopology(const std::optional<std::string>& arg,
                                       const std::optional<Project>& project);

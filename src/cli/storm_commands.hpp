@@ -75,8 +75,9 @@ struct StormTopologySource {
 };
 
 // Resolves, loads and validates a topology for Storm: invalid or not submittable (built-in
-// components) -> TopologyError.
-StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg);
+// components) -> TopologyError. `env` resolves streamparse's per-environment `par`.
+StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
+                                         const std::string& env = "");
 
 // Builds the project's compiled (C++) components into its resources folder first, as
 // `sparse run` does, unless `skip`: the jar must carry the binaries. CommandError on failure.

@@ -7,6 +7,7 @@
 #include "cli/component_build.hpp"
 #include "cli/console.hpp"
 #include "cli/duration_option.hpp"
+#include "cli/python_topology.hpp"
 #include "cli/storm_commands.hpp"
 #include "runtime/config.hpp"
 #include "runtime/topology_loader.hpp"
@@ -93,7 +94,7 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
                                               "` asked for, but this is not inside a sparse "
                                               "project (no sparse.yaml here or above)");
   }
-  const fs::path file = project->root / "sparse.yaml";
+  const fs::path file = project->config_file;
   const YAML::Node envs = project->config["environments"];
   std::vector<std::string> known;
   if (envs && envs.IsMap()) {
@@ -177,7 +178,8 @@ nlohmann::json ParseOverrides(const std::vector<std::string>& options) {
   return out;
 }
 
-StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg) {
+StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
+                                         const std::string& env) {
   StormTopologySource source;
   source.project = CurrentProject();
   try {
@@ -185,7 +187,7 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg) 
   } catch (const std::runtime_error& e) {
     throw CommandError(exit_code::kError, e.what());
   }
-  source.topology = runtime::LoadTopology(source.file);
+  source.topology = LoadAnyTopology(source.file, env);
   runtime::ValidateOrThrow(source.topology);
   if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
     throw runtime::TopologyError(std::move(problems));
@@ -224,8 +226,14 @@ std::unique_ptr<storm::NimbusClient> ConnectLeader(const std::vector<storm::Nimb
 }
 
 std::optional<Environment> NimbusTarget::FindEnvironment() const {
-  if (env.empty()) return std::nullopt;
-  return LoadEnvironment(CurrentProject(), env);
+  if (!env.empty()) return LoadEnvironment(CurrentProject(), env);
+  if (!nimbus.empty()) return std::nullopt;
+  // A streamparse project's only environment is used without -e, as streamparse does.
+  const auto project = CurrentProject();
+  if (project && project->streamparse && !project->DefaultEnvironment().empty()) {
+    return LoadEnvironment(project, project->DefaultEnvironment());
+  }
+  return std::nullopt;
 }
 
 std::vector<storm::NimbusAddress> NimbusTarget::Seeds() const {

@@ -104,9 +104,15 @@ JarContents MakeJarContents(const runtime::Topology& topology, const JarInputs& 
     throw JarError("cannot find the Python adapter to put in the jar: " + adapter.string() +
                    " does not exist (is sparse installed? set SPARSE_HOME)");
   }
-  for (const auto& [rel, path] : CollectFiles(adapter, {}, out.warnings)) {
-    entries.push_back(
-        {prefix + std::string(kPythonDir) + "/sparse_multilang/" + rel, ReadFile(path), false});
+  // The adapter, and its stand-ins for streamparse and pystorm (which step aside where the
+  // worker's Python has the real packages), so workers need only a Python interpreter.
+  for (const char* package : {"sparse_multilang", "streamparse", "pystorm"}) {
+    const fs::path dir = inputs.python_adapter_dir / package;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& [rel, path] : CollectFiles(dir, {}, out.warnings)) {
+      entries.push_back(
+          {prefix + std::string(kPythonDir) + "/" + package + "/" + rel, ReadFile(path), false});
+    }
   }
 
   for (const auto& c : topology.components) {

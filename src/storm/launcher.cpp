@@ -69,9 +69,18 @@ std::string LauncherScript(std::string_view component_id, const std::vector<std:
   s += "PYTHONPATH=\"$PWD/" + std::string(kPythonDir) + "${PYTHONPATH:+:$PYTHONPATH}\"\n";
   s += "PYTHONUNBUFFERED=1\n";
   s += "export PYTHONPATH PYTHONUNBUFFERED\n";
+  std::string args;
+  for (std::size_t i = 1; i < argv.size(); ++i) args += " " + ShellQuote(argv[i]);
+  if (!argv.empty() && argv[0] == "streamparse_run") {
+    // streamparse's command for Python components: the worker's own streamparse_run if it has
+    // one (a virtualenv on PATH), else the jar's (which uses an installed streamparse too).
+    s += "command -v streamparse_run >/dev/null 2>&1 && exec streamparse_run" + args + "\n";
+    s += "exec \"${SPARSE_PYTHON:-python3}\" -m sparse_multilang.streamparse_run" + args + "\n";
+    return s;
+  }
   s += "exec";
-  for (const auto& a : argv) s += " " + ShellQuote(a);
-  s += "\n";
+  if (!argv.empty()) s += " " + ShellQuote(argv[0]);
+  s += args + "\n";
   return s;
 }
 

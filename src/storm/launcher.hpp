@@ -11,11 +11,14 @@
 // (`sh` is on every machine a Storm supervisor runs on, unlike python3). The script:
 //   1. changes to the resources folder (Storm already starts it there; this makes it robust),
 //   2. restores the execute bits of the files that had them in the project (chmod u+x),
-//   3. puts the jar's copy of the Python adapter (`_sparse/python`) first on PYTHONPATH, since
+//   3. puts the jar's copy of the Python adapter (`_sparse/python`, with sparse's stand-ins for
+//      streamparse and pystorm) first on PYTHONPATH, since
 //      Python adds the script's folder, not the working directory, to sys.path, and sets
 //      PYTHONUNBUFFERED=1 as `sparse run` does,
 //   4. `exec`s the component's argv, each element single-quoted (no word splitting, no globbing),
-//      so the component is the process Storm talks to and signals reach it directly.
+//      so the component is the process Storm talks to and signals reach it directly; streamparse's
+//      `streamparse_run ARGS` is the worker's streamparse_run when on PATH, else the jar's
+//      (`python3 -m sparse_multilang.streamparse_run ARGS`, $SPARSE_PYTHON if set).
 // The script never writes to stdout: stdout is the multilang channel.
 //
 // `sparse run --jar` starts components with the same two strings, so this path is tested locally.

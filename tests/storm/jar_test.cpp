@@ -60,11 +60,12 @@ TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
     expected.push_back(std::string("resources/_sparse/launch/") + l + ".sh");
   }
   std::vector<std::string> adapter;
-  for (const auto& e :
-       fs::directory_iterator(fs::path(testing::PythonAdapterDir()) / "sparse_multilang")) {
-    if (e.path().extension() == ".py") {
-      adapter.push_back("resources/_sparse/python/sparse_multilang/" +
-                        e.path().filename().string());
+  for (const char* package : {"sparse_multilang", "streamparse", "pystorm"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(testing::PythonAdapterDir()) / package)) {
+      if (e.path().extension() == ".py") {
+        adapter.push_back(std::string("resources/_sparse/python/") + package + "/" +
+                          e.path().filename().string());
+      }
     }
   }
   ASSERT_FALSE(adapter.empty());
@@ -85,9 +86,9 @@ TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
   EXPECT_EQ(find("resources/spouts/events.py").data, "print(\"events\")\n");
   EXPECT_TRUE(find("resources/bin/tool").executable);
   EXPECT_FALSE(find("resources/bolts/sink.py").executable);
-  EXPECT_EQ(find(adapter.front()).data,
-            ReadFile(fs::path(testing::PythonAdapterDir()) / "sparse_multilang" /
-                     fs::path(adapter.front()).filename()));
+  const std::string prefix = "resources/_sparse/python/";
+  EXPECT_EQ(find(adapter.front()).data, ReadFile(fs::path(testing::PythonAdapterDir()) /
+                                                 adapter.front().substr(prefix.size())));
 
   const std::string events = find("resources/_sparse/launch/events.sh").data;
   EXPECT_NE(events.find("\nexec 'python3' 'spouts/events.py' '--label' 'two words' 'it'\\''s'\n"),

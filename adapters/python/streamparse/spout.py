@@ -1,0 +1,3 @@
+"""streamparse.spout as sparse provides it."""
+
+from sparse_multilang.streamparse_dsl import JavaSpout, ReliableSpout, ShellSpout, Spout  # noqa: F401
