@@ -3,6 +3,8 @@
 // independent MessagePack decoder against the JSON encoding of the same message).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <msgpack.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -150,6 +152,22 @@ TEST(MsgpackEncode, JsonRoundTripsThroughAnIndependentDecoder) {
   std::string out;
   ASSERT_FALSE(AppendJsonAsMsgpack(out, text));
   EXPECT_EQ(json::from_msgpack(out), json::parse(text));
+}
+
+// Found by fuzz/msgpack_fuzz.cpp: msgpack-c's pack_double writes whole doubles as integers, so a
+// MessagePack component got 1 for the tuple value 1.0 and 0 for -0.0.
+TEST(MsgpackEncode, WholeAndNegativeZeroFloatsStayFloats) {
+  std::string out;
+  ASSERT_FALSE(AppendJsonAsMsgpack(out, "[1.0,-0.0,-6645093.0,2.5,1]"));
+  const json decoded = json::from_msgpack(out);
+  ASSERT_EQ(decoded.size(), 5u);
+  EXPECT_TRUE(decoded[0].is_number_float());
+  EXPECT_TRUE(decoded[1].is_number_float());
+  EXPECT_TRUE(std::signbit(decoded[1].get<double>()));
+  EXPECT_TRUE(decoded[2].is_number_float());
+  EXPECT_TRUE(decoded[3].is_number_float());
+  EXPECT_TRUE(decoded[4].is_number_integer());
+  EXPECT_EQ(DecodeAll(out), std::vector<std::string>{"[1.0,-0.0,-6645093.0,2.5,1]"});
 }
 
 TEST(MsgpackEncode, InvalidOrTooDeepJsonIsAnError) {
