@@ -124,5 +124,147 @@ write("msgpack", "json_to_msgpack_component", b"\x01" + b'{"command":"sync"}\nen
 write("msgpack", "json", b"\x00" + b'{"command":"sync"}\nend\n')
 write("msgpack", "msgpack_to_json_component", b"\x00" + pack({"command": "sync"}))
 
+# --- topologies: sparse's form and Flux's ---------------------------------------------------
+TOPOLOGIES = {
+    "sparse_wordcount.yaml": """name: wordcount
+config: {topology.max.spout.pending: 100, topology.debug: false}
+spouts:
+  - id: words
+    command: [python3, spouts/words.py]
+    outputs: [word]
+bolts:
+  - id: count
+    command: python3 bolts/count.py
+    parallelism: 2
+    serializer: msgpack
+    streams: {default: [word, count], alerts: {fields: [msg], direct: true}}
+    inputs:
+      - {from: words, grouping: fields, fields: [word]}
+    config: {topology.tick.tuple.freq.secs: 5}
+  - id: sink
+    builtin: log_info
+    inputs:
+      - {from: count, stream: alerts, grouping: direct}
+      - {from: count, grouping: {type: global}}
+      - words
+""",
+    "flux_shell.yaml": """name: "shell-topology"
+config:
+  topology.workers: 1
+spouts:
+  - id: "sentence-spout"
+    className: "org.apache.storm.flux.wrappers.spouts.FluxShellSpout"
+    constructorArgs:
+      - ["node", "randomsentence.js"]
+      - ["word"]
+    parallelism: 1
+bolts:
+  - id: "split"
+    className: "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
+    constructorArgs:
+      - ["python", "splitsentence.py"]
+      - {default: [word], other: [a, b]}
+    configMethods:
+      - name: setNamedStream
+        args: [other, [b, c]]
+      - name: addComponentConfig
+        args: [topology.tick.tuple.freq.secs, 3]
+  - id: "count"
+    className: "org.apache.storm.testing.TestWordCounter"
+streams:
+  - name: "spout --> split"
+    from: "sentence-spout"
+    to: "split"
+    grouping: {type: SHUFFLE}
+  - from: "split"
+    to: "count"
+    grouping: {type: FIELDS, args: ["word"], streamId: default}
+""",
+    "anchors.yaml": """name: x
+config: &c {a: [1, 2, &l [x, y]], b: *l}
+spouts:
+  - id: s
+    command: [sh, s.sh]
+    outputs: [f]
+    config: *c
+""",
+    "small_alias_bomb.yaml": "name: x\nconfig:\n  a: &a [1, 1, 1]\n  b: &b [*a, *a, *a]\n"
+    "  c: &c [*b, *b, *b]\n  d: [*c, *c, *c]\nspouts: []\n",
+    "errors.yaml": """name: [x]
+spouts: {a: 1}
+bolts:
+  - id: b
+    command: 3
+    inputs: [{from: b, grouping: nope}]
+    parallelism: -1
+    unknown: 1
+streams: []
+""",
+    "syntax_error.yaml": "name: x\nspouts: [\n",
+}
+for name, text in TOPOLOGIES.items():
+    write("topology", name, text)
+
+# --- Kafka records: option bytes as FuzzedDataProvider reads them, then key and value ---------
+# FuzzedDataProvider takes integers from the end of the input and strings from the front, so
+# seeds are the record's bytes with a tail of option bytes: key format, value format, field
+# count and fields, json_fields count (0 here), and the presence flags.
+def record(value, key=b"k", key_format=0, value_format=0, fields=(0, 1, 2, 3, 4)):
+    tail = bytes([key_format, value_format, len(fields)]) + bytes(fields) + bytes([0, 1, 1])
+    return key + b"\\" + b"\x00" + value + tail[::-1]
+
+
+write("kafka_record", "string", record(b"hello caf\xc3\xa9"))
+write("kafka_record", "json", record(b'{"a": [1, 2.5, "x"], "b": null}', value_format=1))
+write("kafka_record", "json_multiline", record(b'{\n "a": 1\r\n}', value_format=1))
+write("kafka_record", "base64", record(b"\x00\xff\x10binary", value_format=2))
+write("kafka_record", "bad_utf8", record(b"\xc3\x28"))
+write("kafka_record", "deep_json", record(b"[" * 600 + b"]" * 600, value_format=1))
+write("kafka_record", "control_chars", record(b"a\r\nb\x01\"\\"))
+
+# --- HTTP requests: first byte odd = the server is bound to a loopback address ----------------
+REQUESTS = {
+    "get_api": "GET /api/v1/topology/wc/component/count?window=600&sys=false HTTP/1.1\r\n"
+    "Host: 127.0.0.1:8080\r\n\r\n",
+    "get_escaped": "GET /api/v1/topology/a%2Fb/component/caf%C3%A9?q=a+b&x=%zz HTTP/1.1\r\n"
+    "Host: localhost\r\nConnection: close\r\n\r\n",
+    "head": "HEAD / HTTP/1.0\r\n\r\n",
+    "post": "POST /api HTTP/1.1\r\nHost: [::1]:80\r\nContent-Length: 5\r\n\r\nhello",
+    "rebinding": "GET /api/v1/cluster/summary HTTP/1.1\r\nHost: evil.example:8080\r\n\r\n",
+    "chunked": "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+    "incomplete": "GET / HTTP/1.1\r\nHost: 127.0.0.1",
+}
+for name, text in REQUESTS.items():
+    write("http", name, b"\x01" + text.encode())
+write("http", "not_loopback", b"\x00" + REQUESTS["rebinding"].encode())
+
+# --- jars: zips made with the zipfile module, fixed timestamps ------------------------------
+def jar(entries, compression=zipfile.ZIP_DEFLATED):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as z:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o100755 << 16 if name.endswith(".sh") else 0o100644 << 16
+            info.compress_type = compression
+            z.writestr(info, data)
+    return buffer.getvalue()
+
+
+TOPOLOGY = b"name: x\nspouts:\n  - {id: s, command: [sh, s.sh], outputs: [f]}\n"
+SPARSE_JAR = [
+    ("META-INF/MANIFEST.MF", b"Manifest-Version: 1.0\r\n\r\n"),
+    ("resources/_sparse/topology.yaml", TOPOLOGY),
+    ("resources/_sparse/launch/s.sh", b"#!/bin/sh\nexec python3 s.py\n"),
+    ("resources/s.py", b"print('hi')\n"),
+]
+write("jar", "sparse.jar", jar(SPARSE_JAR))
+write("jar", "stored.jar", jar(SPARSE_JAR, zipfile.ZIP_STORED))
+write("jar", "escape.jar", jar(SPARSE_JAR + [("resources/../../evil", b"x")]))
+write("jar", "absolute.jar", jar(SPARSE_JAR + [("resources//etc/x", b"x")]))
+write("jar", "big_outside.jar", jar(SPARSE_JAR + [("lib/big.bin", b"\0" * 200000)]))
+write("jar", "big_inside.jar", jar(SPARSE_JAR + [("resources/big.bin", b"\0" * 100000)]))
+write("jar", "dirs.jar", jar([("resources/", b""), ("resources/a/", b"")] + SPARSE_JAR))
+write("jar", "no_topology.jar", jar(SPARSE_JAR[:1] + SPARSE_JAR[2:]))
+
 if __name__ == "__main__":
     sys.exit(0)

@@ -70,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     if (element("pid").error() == simdjson::SUCCESS &&
         element("pid").get_int64().get(i) != simdjson::SUCCESS)
       return 0;
-    if (element("level").error() == simdjson::SUCCESS &&
-        element("level").is_number() && element("level").get_int64().get(i) != simdjson::SUCCESS)
+    if (element("level").error() == simdjson::SUCCESS && element("level").is_number() &&
+        element("level").get_int64().get(i) != simdjson::SUCCESS)
       return 0;
     simdjson::dom::element anchors;
     if (o["anchors"].get(anchors) == simdjson::SUCCESS) {
@@ -95,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     simdjson::dom::element parsed_tuple;
     FUZZ_CHECK(tuple_dom.parse(m.tuple_json).get(parsed_tuple) == simdjson::SUCCESS,
                "the tuple text is not the JSON it was");
-    FUZZ_CHECK(Minified(parsed_tuple) == simdjson::minify(tuple), "the tuple differs from the DOM's");
+    FUZZ_CHECK(Minified(parsed_tuple) == simdjson::minify(tuple),
+               "the tuple differs from the DOM's");
   } else if (!error) {
     FUZZ_CHECK(m.command != Command::kEmit, "a command other than emit parsed as emit");
   }

@@ -50,8 +50,8 @@ bool HasLongDigitRun(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
-  static simdjson::dom::parser dom;        // the whole text
-  static simdjson::dom::parser span_dom;   // one span at a time
+  static simdjson::dom::parser dom;       // the whole text
+  static simdjson::dom::parser span_dom;  // one span at a time
   const std::string_view text(reinterpret_cast<const char*>(data), size);
 
   ValueSpans spans;
