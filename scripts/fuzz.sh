@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh                     build only
 #   scripts/fuzz.sh --smoke             every target on its committed seeds, then a few seconds of
 #                                       fuzzing each (CI; all targets together in about 2 minutes)
-#   scripts/fuzz.sh --run TARGET SECS   one target for SECS seconds, one job; the corpus it grows
+#   scripts/fuzz.sh --run TARGET SECS   one target for SECS seconds, one process; the corpus it grows
 #                                       goes to fuzz/corpus-grown/TARGET (gitignored), crashes to
 #                                       fuzz/findings/TARGET (gitignored)
 #   scripts/fuzz.sh --list              the targets
