@@ -238,6 +238,41 @@ TEST(InboundReader, TellsAComponentSpeakingTheOtherEncoding) {
   EXPECT_NE(expects_msgpack.error()->find("writes JSON"), std::string::npos);
 }
 
+// Found by fuzz/msgpack_fuzz.cpp: blank lines arriving before the first byte that tells the
+// encoding went to the MessagePack decoder, which read them as integers: a component configured
+// for MessagePack but writing "\n\n{...}" produced messages `10` when the blanks came in a read of
+// their own, and only the mismatch error when they came with the '{'. Blanks before a
+// MessagePack component's first message are dropped, however they arrive.
+TEST(InboundReader, BlanksBeforeTheFirstMessageWaitForTheEncoding) {
+  for (const bool split : {false, true}) {
+    InboundReader r(Serializer::kMsgpack, 1 << 20);
+    if (split) {
+      r.Append("\n\n");
+      r.Append("{\"command\":\"sync\"}\nend\n");
+    } else {
+      r.Append("\n\n{\"command\":\"sync\"}\nend\n");
+    }
+    std::string msg;
+    EXPECT_FALSE(r.NextInto(msg)) << msg;
+    ASSERT_TRUE(r.error());
+    EXPECT_NE(r.error()->find("writes JSON"), std::string::npos) << *r.error();
+  }
+  for (const bool split : {false, true}) {
+    InboundReader r(Serializer::kMsgpack, 1 << 20);
+    if (split) {
+      r.Append("\n ");
+      r.Append(Packed({{"command", "sync"}}));
+    } else {
+      r.Append("\n " + Packed({{"command", "sync"}}));
+    }
+    std::string msg;
+    ASSERT_TRUE(r.NextInto(msg));
+    EXPECT_EQ(msg, R"({"command":"sync"})");
+    EXPECT_FALSE(r.NextInto(msg));
+    EXPECT_FALSE(r.error());
+  }
+}
+
 TEST(InboundReader, EachEncodingReadsItsOwn) {
   std::string msg;
   InboundReader js(Serializer::kJson, 1 << 20);
