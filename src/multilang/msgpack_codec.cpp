@@ -77,6 +77,10 @@ std::optional<std::string> ToJson(const msgpack::object& o, std::string& out) {
         const auto& kv = o.via.map.ptr[i];
         if (kv.key.type == msgpack::type::STR || kv.key.type == msgpack::type::BIN) {
           if (auto e = ToJson(kv.key, out)) return e;
+        } else if (kv.key.type == msgpack::type::ARRAY || kv.key.type == msgpack::type::MAP) {
+          // Quoting a container key escapes every quote inside it again, so keys nested in keys
+          // grow exponentially (100 bytes spun for ever): only scalar keys are taken.
+          return std::string("a map key that is an array or a map (JSON keys are strings)");
         } else {
           std::string key;
           if (auto e = ToJson(kv.key, key)) return e;

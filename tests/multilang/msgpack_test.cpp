@@ -91,6 +91,18 @@ TEST(MsgpackReader, WholeFloatsStayFloats) {
   EXPECT_EQ(out[0], "[1.0]");
 }
 
+// Found by fuzz/msgpack_fuzz.cpp: a map whose key is a map whose key is a map... was quoted level
+// by level, each level escaping the quotes of the one inside: 100 bytes took minutes and
+// gigabytes. Keys must be scalars.
+TEST(MsgpackReader, ContainerMapKeysAreErrors) {
+  std::string nested = "\x81\x81\x81\xa1k\x01\x02\x03";  // {{{"k": 1}: 2}: 3}
+  std::optional<std::string> error;
+  EXPECT_TRUE(DecodeAll(nested, 1 << 20, &error).empty());
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("map key that is an array or a map"), std::string::npos) << *error;
+  EXPECT_EQ(DecodeAll("\x81\x05\x06"), std::vector<std::string>{R"({"5":6})"});
+}
+
 TEST(MsgpackReader, ExtensionTypesAndNonFiniteFloatsAreErrors) {
   std::optional<std::string> error;
   const std::string ext("\x81\xa1k\xd4\x01\x02", 6);  // {"k": fixext1 type 1}
