@@ -10,6 +10,7 @@ packages=(
   librdkafka-dev libthrift-dev thrift-compiler libzip-dev
   libgtest-dev libgmock-dev libbenchmark-dev libmsgpack-cxx-dev
   clang-format procps
+  clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh (docs/fuzzing.md)
 )
 if [ "${SPARSE_WITH_BROWSER:-1}" = 1 ]; then
   packages+=(chromium graphviz)

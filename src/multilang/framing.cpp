@@ -43,7 +43,12 @@ bool MessageReader::NextInto(std::string& out) {
     std::size_t eol = FindEol(buffer_, scan_);
     if (eol == std::string::npos) {
       scan_ = buffer_.size();
-      if (body_.size() + (buffer_.size() - msg_start_) > max_message_bytes_) {
+      // Count the partial line as it will be counted once complete (with its separator), and
+      // not at all while it may still become the "end" line: the verdict must not depend on
+      // where the pipe happened to split the bytes.
+      const std::string_view partial(buffer_.data() + msg_start_, buffer_.size() - msg_start_);
+      if (!std::string_view("end").starts_with(partial) &&
+          body_.size() + (body_has_line_ ? 1 : 0) + partial.size() > max_message_bytes_) {
         error_ = FrameError::kTooLarge;
       }
       return false;

@@ -9,13 +9,13 @@ InboundReader::InboundReader(Serializer serializer, std::size_t max_message_byte
   if (serializer_ == Serializer::kMsgpack) msgpack_.emplace(max_message_bytes);
 }
 
-void InboundReader::Sniff(std::string_view bytes) {
-  for (char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
+std::size_t InboundReader::Sniff(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
     sniffed_ = true;
     const auto spoken = SniffSerializer(c);
-    if (!spoken || *spoken == serializer_) return;
+    if (!spoken || *spoken == serializer_) return i;
     if (*spoken == Serializer::kMsgpack) {
       error_ =
           "the component writes MessagePack, but the topology says it speaks JSON: set "
@@ -26,16 +26,37 @@ void InboundReader::Sniff(std::string_view bytes) {
           "the component writes JSON, but the topology says it speaks MessagePack (serializer: "
           "msgpack): remove that setting, or make the component use MessagePack";
     }
-    return;
+    return i;
   }
+  return bytes.size();
 }
 
 void InboundReader::Append(std::string_view bytes) {
   if (error_) return;
   if (!sniffed_) {
-    Sniff(bytes);
+    // Blanks before the first byte that tells the encoding are held until it comes, so what is
+    // read does not depend on how the pipe splits them off: JSON takes them as blank lines
+    // (harmless), while to MessagePack they are noise that would decode as small integers.
+    const std::size_t first = Sniff(bytes);
     if (error_) return;
+    if (!sniffed_) {
+      blanks_.append(bytes);
+      if (blanks_.size() > max_message_bytes_) {
+        error_ = "message larger than " + std::to_string(max_message_bytes_) + " bytes";
+      }
+      return;
+    }
+    if (msgpack_) {
+      bytes.remove_prefix(first);
+    } else if (!blanks_.empty()) {
+      Feed(blanks_);
+    }
+    blanks_ = std::string();
   }
+  Feed(bytes);
+}
+
+void InboundReader::Feed(std::string_view bytes) {
   if (msgpack_) {
     msgpack_->Append(bytes);
   } else {

@@ -30,13 +30,16 @@ class InboundReader {
   const std::optional<std::string>& error() const { return error_; }
 
  private:
-  void Sniff(std::string_view bytes);
+  // Looks for the first byte that is not a blank; returns its index (bytes.size() if none).
+  std::size_t Sniff(std::string_view bytes);
+  void Feed(std::string_view bytes);
 
   Serializer serializer_;
   std::size_t max_message_bytes_;
   MessageReader json_;
   std::optional<MsgpackReader> msgpack_;
   bool sniffed_ = false;
+  std::string blanks_;  // what came before the first byte that tells the encoding
   std::optional<std::string> error_;
 };
 

@@ -77,6 +77,10 @@ std::optional<std::string> ToJson(const msgpack::object& o, std::string& out) {
         const auto& kv = o.via.map.ptr[i];
         if (kv.key.type == msgpack::type::STR || kv.key.type == msgpack::type::BIN) {
           if (auto e = ToJson(kv.key, out)) return e;
+        } else if (kv.key.type == msgpack::type::ARRAY || kv.key.type == msgpack::type::MAP) {
+          // Quoting a container key escapes every quote inside it again, so keys nested in keys
+          // grow exponentially (100 bytes spun for ever): only scalar keys are taken.
+          return std::string("a map key that is an array or a map (JSON keys are strings)");
         } else {
           std::string key;
           if (auto e = ToJson(kv.key, key)) return e;
@@ -94,13 +98,22 @@ std::optional<std::string> ToJson(const msgpack::object& o, std::string& out) {
   return std::string("an unknown MessagePack type");
 }
 
+// Always a float64, as Python's msgpack writes one: msgpack-c's pack_double writes a whole
+// double as an integer, so the component would get 1 for 1.0 (another type) and 0 for -0.0.
+void PackFloat64(std::string& out, double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  out.push_back(static_cast<char>(0xcb));
+  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>(bits >> shift));
+}
+
 // Packs a parsed JSON element; depth is bounded by the parser's max depth.
-void Pack(msgpack::packer<StringSink>& pk, simdjson::dom::element e) {
+void Pack(msgpack::packer<StringSink>& pk, std::string& out, simdjson::dom::element e) {
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY: {
       simdjson::dom::array a = e.get_array().value_unsafe();
       pk.pack_array(static_cast<std::uint32_t>(a.size()));
-      for (auto v : a) Pack(pk, v);
+      for (auto v : a) Pack(pk, out, v);
       return;
     }
     case simdjson::dom::element_type::OBJECT: {
@@ -109,7 +122,7 @@ void Pack(msgpack::packer<StringSink>& pk, simdjson::dom::element e) {
       for (auto field : o) {
         pk.pack_str(static_cast<std::uint32_t>(field.key.size()));
         pk.pack_str_body(field.key.data(), static_cast<std::uint32_t>(field.key.size()));
-        Pack(pk, field.value);
+        Pack(pk, out, field.value);
       }
       return;
     }
@@ -120,7 +133,7 @@ void Pack(msgpack::packer<StringSink>& pk, simdjson::dom::element e) {
       pk.pack_uint64(e.get_uint64().value_unsafe());
       return;
     case simdjson::dom::element_type::DOUBLE:
-      pk.pack_double(e.get_double().value_unsafe());
+      PackFloat64(out, e.get_double().value_unsafe());
       return;
     case simdjson::dom::element_type::STRING: {
       std::string_view s = e.get_string().value_unsafe();
@@ -219,8 +232,8 @@ std::optional<std::string> AppendJsonAsMsgpack(std::string& out, std::string_vie
     return std::string("not JSON: ") + simdjson::error_message(e);
   }
   StringSink sink{&out};
-  msgpack::packer<StringSink> pk(sink);
-  Pack(pk, root);
+  msgpack::packer<StringSink> pk(sink);  // writes through to `out` at once, as PackFloat64 does
+  Pack(pk, out, root);
   return std::nullopt;
 }
 

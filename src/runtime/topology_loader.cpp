@@ -31,6 +31,22 @@ class Loader {
   explicit Loader(std::string file) : file_(std::move(file)) {}
 
   Topology Load(const std::string& text) {
+    try {
+      return LoadYaml(text);
+    } catch (const YAML::Exception& e) {
+      // A shape the checks below did not foresee (a mapping where a scalar was expected, a key
+      // that is not a string...): still an error at a line of the file, not a bare exception.
+      if (e.mark.is_null()) {
+        Error(0, "unexpected YAML structure: " + e.msg);
+      } else {
+        Error(e.mark.line + 1, "unexpected YAML structure: " + e.msg);
+      }
+      Throw();
+    }
+  }
+
+ private:
+  Topology LoadYaml(const std::string& text) {
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -61,7 +77,7 @@ class Loader {
       if (!root["config"].IsMap()) {
         Error(root["config"], "`config` must be a mapping of config keys to values");
       } else {
-        t.config = YamlToJson(root["config"]);
+        t.config = Json(root["config"], "config");
       }
     }
     if (root["includes"]) Error(root["includes"], "Flux `includes` are not supported yet");
@@ -80,7 +96,6 @@ class Loader {
     return t;
   }
 
- private:
   static bool IsFlux(const YAML::Node& root) {
     for (const char* section : {"spouts", "bolts"}) {
       const auto& list = root[section];
@@ -97,6 +112,17 @@ class Loader {
   void Error(int line, std::string msg) { diagnostics_.push_back({{file_, line}, std::move(msg)}); }
   void Error(const YAML::Node& n, std::string msg) { Error(Line(n), std::move(msg)); }
   [[noreturn]] void Throw() { throw TopologyError(diagnostics_); }
+
+  // The value as JSON; one that expands past YamlToJson's limits (an alias bomb) is an error at
+  // its line, and null.
+  nlohmann::json Json(const YAML::Node& n, std::string_view what) {
+    try {
+      return YamlToJson(n);
+    } catch (const YamlTooLarge& e) {
+      Error(n, "`" + std::string(what) + "` " + e.what());
+      return nullptr;
+    }
+  }
 
   std::string Scalar(const YAML::Node& n, std::string_view what) {
     if (!n.IsScalar()) {
@@ -160,7 +186,7 @@ class Loader {
       if (node["parallelism"]) c.parallelism = Parallelism(node["parallelism"]);
       if (node["config"]) {
         if (node["config"].IsMap()) {
-          c.config = YamlToJson(node["config"]);
+          c.config = Json(node["config"], "config");
         } else {
           Error(node["config"], "`config` must be a mapping");
         }
@@ -229,7 +255,7 @@ class Loader {
     if (node["serializer"]) c.serializer = Scalar(node["serializer"], "serializer");
     if (node["builtin"]) {
       c.builtin = Scalar(node["builtin"], "builtin");
-      if (node["options"]) c.builtin_options = YamlToJson(node["options"]);
+      if (node["options"]) c.builtin_options = Json(node["options"], "options");
       if (!c.command.empty())
         Error(node["builtin"], "a component has either `command` or `builtin`");
     } else if (node["options"]) {
@@ -342,7 +368,7 @@ class Loader {
       }
       c.builtin = info->name;
       if (node["constructorArgs"])
-        c.builtin_options["constructorArgs"] = YamlToJson(node["constructorArgs"]);
+        c.builtin_options["constructorArgs"] = Json(node["constructorArgs"], "constructorArgs");
       DeclareBuiltinStreams(node, c);
       return;
     }
@@ -373,7 +399,7 @@ class Loader {
         } else if (name == "setNamedStream" && margs && margs.size() >= 2) {
           SetStream(c, Scalar(margs[0], "stream"), StringList(margs[1], "args"), Where(m));
         } else if (name == "addComponentConfig" && margs && margs.size() >= 2) {
-          c.config[Scalar(margs[0], "key")] = YamlToJson(margs[1]);
+          c.config[Scalar(margs[0], "key")] = Json(margs[1], "args");
         } else {
           Error(m, "unsupported configMethod `" + name + "` on `" + c.id + "`");
         }

@@ -30,27 +30,46 @@ nlohmann::json ScalarToJson(const YAML::Node& node) {
   return s;
 }
 
+// The recursive conversion, counting what it makes against the limits.
+class Converter {
+ public:
+  nlohmann::json Convert(const YAML::Node& node, std::size_t depth) {
+    if (++values_ > kMaxYamlJsonValues) {
+      throw YamlTooLarge("expands to more than " + std::to_string(kMaxYamlJsonValues) +
+                         " values (through YAML aliases?)");
+    }
+    if (depth > kMaxYamlJsonDepth) {
+      throw YamlTooLarge("nests deeper than " + std::to_string(kMaxYamlJsonDepth) +
+                         " levels (an alias inside its own anchor?)");
+    }
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar:
+        return ScalarToJson(node);
+      case YAML::NodeType::Sequence: {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& el : node) arr.push_back(Convert(el, depth + 1));
+        return arr;
+      }
+      case YAML::NodeType::Map: {
+        nlohmann::json obj = nlohmann::json::object();
+        for (const auto& kv : node) obj[kv.first.as<std::string>()] = Convert(kv.second, depth + 1);
+        return obj;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  std::size_t values_ = 0;
+};
+
 }  // namespace
 
 nlohmann::json YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      return ScalarToJson(node);
-    case YAML::NodeType::Sequence: {
-      nlohmann::json arr = nlohmann::json::array();
-      for (const auto& el : node) arr.push_back(YamlToJson(el));
-      return arr;
-    }
-    case YAML::NodeType::Map: {
-      nlohmann::json obj = nlohmann::json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second);
-      return obj;
-    }
-  }
-  return nullptr;
+  return Converter().Convert(node, 0);
 }
 
 nlohmann::json ParseYamlValue(const std::string& text) {

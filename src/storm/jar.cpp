@@ -1,7 +1,5 @@
 #include "storm/jar.hpp"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -141,66 +139,6 @@ JarContents WriteJar(const runtime::Topology& topology, const JarInputs& inputs,
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   WriteZip(path, contents.entries);
   return contents;
-}
-
-namespace {
-
-// `name` relative to resources/, if it is a safe relative path.
-bool SafeRelative(const std::string& rel) {
-  if (rel.empty() || rel.front() == '/') return false;
-  for (const auto& part : fs::path(rel)) {
-    if (part == "..") return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-ExtractedJar::ExtractedJar(const fs::path& jar) {
-  std::vector<ZipEntry> entries;
-  try {
-    entries = ReadZip(jar);
-  } catch (const ZipError& e) {
-    throw JarError(e.what());
-  }
-  std::string tmpl = (fs::temp_directory_path() / "sparse-jar-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data()))
-    throw JarError("cannot create a temporary folder for " + jar.string());
-  root_ = tmpl;
-  try {
-    const fs::path resources = resources_dir();
-    fs::create_directories(resources);
-    const std::string prefix(kResourcesPrefix);
-    for (const auto& e : entries) {
-      if (e.name.rfind(prefix, 0) != 0) continue;
-      const std::string rel = e.name.substr(prefix.size());
-      if (!SafeRelative(rel)) {
-        throw JarError(jar.string() + ": entry `" + e.name +
-                       "` would be written outside resources/");
-      }
-      const fs::path out = resources / rel;
-      fs::create_directories(out.parent_path());
-      std::ofstream file(out, std::ios::binary | std::ios::trunc);
-      file.write(e.data.data(), static_cast<std::streamsize>(e.data.size()));
-      if (!file) throw JarError("cannot write " + out.string());
-      // Like Storm's supervisor: no execute bits. The launchers restore what needs them.
-      fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                               fs::perms::others_read);
-    }
-    if (!fs::is_regular_file(topology_file())) {
-      throw JarError(jar.string() + " is not a jar built by `sparse jar`: it has no resources/" +
-                     std::string(kTopologyFile));
-    }
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-    throw;
-  }
-}
-
-ExtractedJar::~ExtractedJar() {
-  std::error_code ec;
-  fs::remove_all(root_, ec);
 }
 
 }  // namespace sparse::storm

@@ -55,13 +55,22 @@ JarContents MakeJarContents(const runtime::Topology& topology, const JarInputs& 
 JarContents WriteJar(const runtime::Topology& topology, const JarInputs& inputs,
                      const std::filesystem::path& path);
 
-// A jar extracted the way a Storm supervisor does it, for `sparse run --jar`: only `resources/`,
-// into a fresh temporary folder, every file without execute permission. The folder is removed
-// when this object is destroyed. Throws JarError for an unreadable jar, an entry escaping the
-// folder (`..`, absolute paths) or a jar without resources/_sparse/topology.yaml.
+// What extracting a jar may write: a jar is small, but its entries may inflate a thousandfold.
+struct JarLimits {
+  std::uint64_t max_entry_bytes = std::uint64_t{256} << 20;  // 256 MiB
+  std::uint64_t max_total_bytes = std::uint64_t{1} << 30;    // 1 GiB, all of resources/
+};
+
+// A jar extracted the way a Storm supervisor does it, for `sparse run --jar`: only `resources/`
+// (other entries are not even inflated), into a fresh temporary folder, every file without
+// execute permission, each entry streamed to its file (memory stays small whatever the sizes).
+// The folder is removed when this object is destroyed. Throws JarError for an unreadable jar,
+// an entry escaping the folder (`..`, absolute paths), an entry or a total past `limits` (the
+// error names the jar and the entry), or a jar without resources/_sparse/topology.yaml.
+// (extracted_jar.cpp)
 class ExtractedJar {
  public:
-  explicit ExtractedJar(const std::filesystem::path& jar);
+  explicit ExtractedJar(const std::filesystem::path& jar, const JarLimits& limits = {});
   ~ExtractedJar();
   ExtractedJar(const ExtractedJar&) = delete;
   ExtractedJar& operator=(const ExtractedJar&) = delete;

@@ -2,6 +2,8 @@
 
 #include <zip.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace sparse::storm {
@@ -63,37 +65,76 @@ void WriteZip(const std::filesystem::path& path, const std::vector<ZipEntry>& en
   archive.release();  // zip_close freed it
 }
 
-std::vector<ZipEntry> ReadZip(const std::filesystem::path& path) {
+struct ZipReader::Archive {
+  Archive(zip_t* z) : zip(z) {}
+  ~Archive() { zip_discard(zip); }
+  zip_t* zip;
+};
+
+ZipReader::ZipReader(const std::filesystem::path& path) : path_(path) {
   int code = 0;
-  Archive archive(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
-  if (!archive) throw ZipError(path.string() + ": cannot open as a jar: " + OpenErrorText(code));
-  zip_t* z = archive.get();
-  std::vector<ZipEntry> out;
+  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  if (!z) throw ZipError(path.string() + ": cannot open as a jar: " + OpenErrorText(code));
+  archive_ = std::make_unique<Archive>(z);
   const zip_int64_t n = zip_get_num_entries(z, 0);
-  for (zip_int64_t i = 0; i < n; ++i) {
-    const auto index = static_cast<zip_uint64_t>(i);
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(z, index, 0, &st) < 0) Fail(path, "cannot read entry", z);
-    std::string name = st.name ? st.name : "";
-    if (name.empty() || name.back() == '/') continue;
+  entries_ = n > 0 ? static_cast<std::uint64_t>(n) : 0;
+}
+
+ZipReader::~ZipReader() = default;
+
+ZipReader::Entry ZipReader::Stat(std::uint64_t index) const {
+  zip_t* z = archive_->zip;
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(z, index, 0, &st) < 0) Fail(path_, "cannot read entry", z);
+  Entry e;
+  e.name = st.name ? st.name : "";
+  e.size = (st.valid & ZIP_STAT_SIZE) ? st.size : 0;
+  zip_uint8_t opsys = 0;
+  zip_uint32_t attributes = 0;
+  if (zip_file_get_external_attributes(z, index, 0, &opsys, &attributes) == 0 &&
+      opsys == ZIP_OPSYS_UNIX) {
+    e.executable = ((attributes >> 16) & 0111) != 0;
+  }
+  return e;
+}
+
+void ZipReader::Read(std::uint64_t index, std::uint64_t max_bytes,
+                     const std::function<void(std::string_view)>& write) const {
+  zip_t* z = archive_->zip;
+  const std::string name = Stat(index).name;
+  File file(zip_fopen_index(z, index, 0));
+  if (!file) Fail(path_, "cannot read " + name, z);
+  char buffer[64 * 1024];
+  std::uint64_t total = 0;
+  for (;;) {
+    // One byte more than the limit allows, to tell "exactly max_bytes" from "more".
+    const std::uint64_t room = max_bytes - total + 1;
+    const zip_int64_t got =
+        zip_fread(file.get(), buffer,
+                  static_cast<zip_uint64_t>(std::min<std::uint64_t>(room, sizeof buffer)));
+    if (got < 0) throw ZipError(path_.string() + ": " + name + " is truncated or corrupt");
+    if (got == 0) return;
+    total += static_cast<std::uint64_t>(got);
+    if (total > max_bytes) {
+      throw ZipError(path_.string() + ": entry `" + name + "` holds more than " +
+                     std::to_string(max_bytes) + " bytes");
+    }
+    write(std::string_view(buffer, static_cast<std::size_t>(got)));
+  }
+}
+
+std::vector<ZipEntry> ReadZip(const std::filesystem::path& path) {
+  const ZipReader reader(path);
+  std::vector<ZipEntry> out;
+  for (std::uint64_t i = 0; i < reader.size(); ++i) {
+    ZipReader::Entry info = reader.Stat(i);
+    if (info.name.empty() || info.name.back() == '/') continue;
     ZipEntry e;
-    e.name = std::move(name);
-    zip_uint8_t opsys = 0;
-    zip_uint32_t attributes = 0;
-    if (zip_file_get_external_attributes(z, index, 0, &opsys, &attributes) == 0 &&
-        opsys == ZIP_OPSYS_UNIX) {
-      e.executable = ((attributes >> 16) & 0111) != 0;
-    }
-    File file(zip_fopen_index(z, index, 0));
-    if (!file) Fail(path, "cannot read " + e.name, z);
-    e.data.resize(static_cast<std::size_t>(st.size));
-    std::size_t done = 0;
-    while (done < e.data.size()) {
-      const zip_int64_t got = zip_fread(file.get(), e.data.data() + done, e.data.size() - done);
-      if (got <= 0) throw ZipError(path.string() + ": " + e.name + " is truncated or corrupt");
-      done += static_cast<std::size_t>(got);
-    }
+    e.name = std::move(info.name);
+    e.executable = info.executable;
+    reader.Read(i, std::numeric_limits<std::uint64_t>::max() - 1,
+                [&](std::string_view bytes) { e.data.append(bytes); });
     out.push_back(std::move(e));
   }
   return out;

@@ -47,6 +47,42 @@ bool IsLoopbackName(std::string_view name) {
   return !ec && a.is_loopback();
 }
 
+// The server's limits on what it reads of a request.
+void Limit(http::request_parser<http::string_body>& parser) {
+  parser.header_limit(kMaxHeaderBytes);
+  parser.body_limit(kMaxBodyBytes);
+}
+
+// The answer to one parsed request: only GET and HEAD, only loopback Host names when bound to a
+// loopback address, then the handler with the parsed target (its exceptions become a 500).
+HttpResponse Answer(const http::request<http::string_body>& req, bool loopback,
+                    const HttpHandler& handler) {
+  HttpResponse bad;
+  bad.content_type = "text/plain; charset=utf-8";
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    bad.status = 405;
+    bad.body = "only GET and HEAD\n";
+    bad.headers["Allow"] = "GET, HEAD";
+    return bad;
+  }
+  if (loopback) {
+    const auto host = req.find(http::field::host);
+    if (host != req.end() &&
+        !IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())))) {
+      bad.status = 403;
+      bad.body = "this server only answers requests for a loopback host name\n";
+      return bad;
+    }
+  }
+  try {
+    return handler(ParseTarget(std::string_view(req.target().data(), req.target().size())));
+  } catch (const std::exception& e) {
+    bad.status = 500;
+    bad.body = std::string("internal error: ") + e.what() + "\n";
+    return bad;
+  }
+}
+
 }  // namespace
 
 std::string PercentDecode(std::string_view text, bool plus_is_space) {
@@ -94,6 +130,21 @@ HttpRequest ParseTarget(std::string_view target) {
   return r;
 }
 
+std::optional<HttpResponse> AnswerRequestBytes(std::string_view bytes, bool loopback,
+                                               const HttpHandler& handler) {
+  http::request_parser<http::string_body> parser;
+  Limit(parser);
+  parser.eager(true);
+  beast::error_code ec;
+  while (!parser.is_done() && !bytes.empty()) {
+    const std::size_t used = parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
+    if (ec || used == 0) return std::nullopt;
+    bytes.remove_prefix(used);
+  }
+  if (!parser.is_done()) return std::nullopt;
+  return Answer(parser.get(), loopback, handler);
+}
+
 namespace detail {
 class HttpSession;
 }  // namespace detail
@@ -127,8 +178,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
  private:
   void Read() {
     parser_.emplace();
-    parser_->header_limit(kMaxHeaderBytes);
-    parser_->body_limit(kMaxBodyBytes);
+    Limit(*parser_);
     stream_.expires_after(kIdleTimeout);
     http::async_read(
         stream_, buffer_, *parser_,
@@ -145,7 +195,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void Respond(const http::request<http::string_body>& req) {
-    HttpResponse out = Answer(req);
+    HttpResponse out = Answer(req, shared_->loopback, shared_->handler);
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(out.status), req.version());
     res->set(http::field::server, "sparse");
@@ -169,34 +219,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                         }
                         self->Read();
                       });
-  }
-
-  HttpResponse Answer(const http::request<http::string_body>& req) {
-    HttpResponse bad;
-    bad.content_type = "text/plain; charset=utf-8";
-    if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      bad.status = 405;
-      bad.body = "only GET and HEAD\n";
-      bad.headers["Allow"] = "GET, HEAD";
-      return bad;
-    }
-    if (shared_->loopback) {
-      const auto host = req.find(http::field::host);
-      if (host != req.end() &&
-          !IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())))) {
-        bad.status = 403;
-        bad.body = "this server only answers requests for a loopback host name\n";
-        return bad;
-      }
-    }
-    try {
-      return shared_->handler(
-          ParseTarget(std::string_view(req.target().data(), req.target().size())));
-    } catch (const std::exception& e) {
-      bad.status = 500;
-      bad.body = std::string("internal error: ") + e.what() + "\n";
-      return bad;
-    }
   }
 
   beast::tcp_stream stream_;

@@ -13,7 +13,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sparse::web {
@@ -37,9 +39,18 @@ std::string PercentDecode(std::string_view text, bool plus_is_space);
 // Splits a request target into a decoded path and query parameters.
 HttpRequest ParseTarget(std::string_view target);
 
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// What a connection does with one request's bytes, without a socket (for tests and fuzzing):
+// parses them with the server's limits and answers as the server would (the method and Host
+// checks, then `handler` with the parsed target). nullopt when the bytes are not one complete,
+// well-formed request within the limits: a connection drops those unanswered.
+std::optional<HttpResponse> AnswerRequestBytes(std::string_view bytes, bool loopback,
+                                               const HttpHandler& handler);
+
 class HttpServer {
  public:
-  using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  using Handler = HttpHandler;
 
   // Binds and listens immediately; throws std::runtime_error naming the address on failure.
   // `port` 0 lets the OS choose a free port (see port()). Call Start() to accept.

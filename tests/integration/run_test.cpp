@@ -620,6 +620,25 @@ TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
   EXPECT_NE(r.err.find("topo.yaml:5: fields grouping on `g`"), std::string::npos) << r.err;
 }
 
+// Issue 18: a YAML alias bomb (9^9 values in 300 bytes) aborted `sparse run` with bad_alloc
+// (exit 134); it is an invalid topology naming the file and line.
+TEST(Validation, YamlAliasBombExitsTwoWithFileAndLine) {
+  Sandbox sb;
+  std::string yaml =
+      "name: bomb\nspouts:\n  - id: s\n    command: [a]\n    outputs: [f]\n"
+      "    config:\n      l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const std::string prev = "*l" + std::to_string(i - 1);
+    yaml += "      l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 9; ++k) yaml += ", " + prev;
+    yaml += "]\n";
+  }
+  sb.Write("topo.yaml", yaml);
+  auto r = sb.Run({"run", "topo.yaml"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("topo.yaml:7: `config` expands to more than"), std::string::npos) << r.err;
+}
+
 TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
   Sandbox sb;
   EXPECT_EQ(sb.Run({"quickstart", "../evil"}).exit_code, 1);

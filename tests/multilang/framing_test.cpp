@@ -97,6 +97,29 @@ TEST(Framing, TooLargeAcrossLines) {
   EXPECT_EQ(r.error(), FrameError::kTooLarge);
 }
 
+// Found by fuzz/framing_fuzz.cpp: a message exactly at the limit was refused when a read ended
+// inside its "end" line, and accepted when the "end" line arrived whole.
+TEST(Framing, LimitDoesNotDependOnHowReadsSplitTheEndLine) {
+  MessageReader whole(9);
+  whole.Append("123456789\nend\n");
+  EXPECT_EQ(Drain(whole), std::vector<std::string>{"123456789"});
+  MessageReader split(9);
+  split.Append("123456789\nen");
+  EXPECT_EQ(Drain(split), std::vector<std::string>{});
+  EXPECT_EQ(split.error(), FrameError::kNone);
+  split.Append("d\n");
+  EXPECT_EQ(Drain(split), std::vector<std::string>{"123456789"});
+  EXPECT_EQ(split.error(), FrameError::kNone);
+}
+
+// A partial line counts with the newline that will join it to the message, as a whole one does.
+TEST(Framing, PartialLineCountsItsSeparator) {
+  MessageReader r(9);
+  r.Append("1234\n56789");
+  EXPECT_EQ(Drain(r), std::vector<std::string>{});
+  EXPECT_EQ(r.error(), FrameError::kTooLarge);
+}
+
 TEST(Framing, EmptyMessageBody) {
   MessageReader r;
   r.Append("end\n");

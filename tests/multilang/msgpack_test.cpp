@@ -3,6 +3,8 @@
 // independent MessagePack decoder against the JSON encoding of the same message).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <msgpack.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -89,6 +91,18 @@ TEST(MsgpackReader, WholeFloatsStayFloats) {
   EXPECT_EQ(out[0], "[1.0]");
 }
 
+// Found by fuzz/msgpack_fuzz.cpp: a map whose key is a map whose key is a map... was quoted level
+// by level, each level escaping the quotes of the one inside: 100 bytes took minutes and
+// gigabytes. Keys must be scalars.
+TEST(MsgpackReader, ContainerMapKeysAreErrors) {
+  std::string nested = "\x81\x81\x81\xa1k\x01\x02\x03";  // {{{"k": 1}: 2}: 3}
+  std::optional<std::string> error;
+  EXPECT_TRUE(DecodeAll(nested, 1 << 20, &error).empty());
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("map key that is an array or a map"), std::string::npos) << *error;
+  EXPECT_EQ(DecodeAll("\x81\x05\x06"), std::vector<std::string>{R"({"5":6})"});
+}
+
 TEST(MsgpackReader, ExtensionTypesAndNonFiniteFloatsAreErrors) {
   std::optional<std::string> error;
   const std::string ext("\x81\xa1k\xd4\x01\x02", 6);  // {"k": fixext1 type 1}
@@ -150,6 +164,22 @@ TEST(MsgpackEncode, JsonRoundTripsThroughAnIndependentDecoder) {
   std::string out;
   ASSERT_FALSE(AppendJsonAsMsgpack(out, text));
   EXPECT_EQ(json::from_msgpack(out), json::parse(text));
+}
+
+// Found by fuzz/msgpack_fuzz.cpp: msgpack-c's pack_double writes whole doubles as integers, so a
+// MessagePack component got 1 for the tuple value 1.0 and 0 for -0.0.
+TEST(MsgpackEncode, WholeAndNegativeZeroFloatsStayFloats) {
+  std::string out;
+  ASSERT_FALSE(AppendJsonAsMsgpack(out, "[1.0,-0.0,-6645093.0,2.5,1]"));
+  const json decoded = json::from_msgpack(out);
+  ASSERT_EQ(decoded.size(), 5u);
+  EXPECT_TRUE(decoded[0].is_number_float());
+  EXPECT_TRUE(decoded[1].is_number_float());
+  EXPECT_TRUE(std::signbit(decoded[1].get<double>()));
+  EXPECT_TRUE(decoded[2].is_number_float());
+  EXPECT_TRUE(decoded[3].is_number_float());
+  EXPECT_TRUE(decoded[4].is_number_integer());
+  EXPECT_EQ(DecodeAll(out), std::vector<std::string>{"[1.0,-0.0,-6645093.0,2.5,1]"});
 }
 
 TEST(MsgpackEncode, InvalidOrTooDeepJsonIsAnError) {
@@ -218,6 +248,41 @@ TEST(InboundReader, TellsAComponentSpeakingTheOtherEncoding) {
   EXPECT_FALSE(expects_msgpack.NextInto(msg));
   ASSERT_TRUE(expects_msgpack.error());
   EXPECT_NE(expects_msgpack.error()->find("writes JSON"), std::string::npos);
+}
+
+// Found by fuzz/msgpack_fuzz.cpp: blank lines arriving before the first byte that tells the
+// encoding went to the MessagePack decoder, which read them as integers: a component configured
+// for MessagePack but writing "\n\n{...}" produced messages `10` when the blanks came in a read of
+// their own, and only the mismatch error when they came with the '{'. Blanks before a
+// MessagePack component's first message are dropped, however they arrive.
+TEST(InboundReader, BlanksBeforeTheFirstMessageWaitForTheEncoding) {
+  for (const bool split : {false, true}) {
+    InboundReader r(Serializer::kMsgpack, 1 << 20);
+    if (split) {
+      r.Append("\n\n");
+      r.Append("{\"command\":\"sync\"}\nend\n");
+    } else {
+      r.Append("\n\n{\"command\":\"sync\"}\nend\n");
+    }
+    std::string msg;
+    EXPECT_FALSE(r.NextInto(msg)) << msg;
+    ASSERT_TRUE(r.error());
+    EXPECT_NE(r.error()->find("writes JSON"), std::string::npos) << *r.error();
+  }
+  for (const bool split : {false, true}) {
+    InboundReader r(Serializer::kMsgpack, 1 << 20);
+    if (split) {
+      r.Append("\n ");
+      r.Append(Packed({{"command", "sync"}}));
+    } else {
+      r.Append("\n " + Packed({{"command", "sync"}}));
+    }
+    std::string msg;
+    ASSERT_TRUE(r.NextInto(msg));
+    EXPECT_EQ(msg, R"({"command":"sync"})");
+    EXPECT_FALSE(r.NextInto(msg));
+    EXPECT_FALSE(r.error());
+  }
 }
 
 TEST(InboundReader, EachEncodingReadsItsOwn) {

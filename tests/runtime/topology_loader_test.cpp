@@ -353,5 +353,38 @@ bolts:
   EXPECT_TRUE(Has(errors, "6", "unknown serializer `com.example.ThriftSerializer`"));
 }
 
+// Issue 18: nine anchors, each a list of nine aliases of the one before, stand for 9^9 values
+// in a few hundred bytes; converting them aborted the runtime with bad_alloc (exit 134).
+TEST_F(LoaderTest, AliasBombIsAnErrorAtItsLine) {
+  std::string yaml = "name: x\nconfig:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const std::string prev = "*l" + std::to_string(i - 1);
+    yaml += "  l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 9; ++k) yaml += ", " + prev;
+    yaml += "]\n";
+  }
+  yaml += "spouts:\n  - {id: s, command: [sh, s.sh], outputs: [f], config: {bomb: *l9}}\n";
+  const auto e = Errors(yaml);
+  EXPECT_TRUE(Has(e, "3", "`config` expands to more than 1000000 values"))
+      << ::testing::PrintToString(e);
+  EXPECT_TRUE(Has(e, "14", "`config` expands to more than")) << ::testing::PrintToString(e);
+}
+
+// Found by fuzz/topology_fuzz.cpp: shapes the loader did not foresee (here a configMethod that
+// is a string) escaped as yaml-cpp exceptions, without the file's name, instead of errors.
+TEST_F(LoaderTest, UnforeseenShapesAreErrorsWithLines) {
+  const auto e = Errors(R"(name: x
+spouts:
+  - id: s
+    className: org.apache.storm.flux.wrappers.spouts.FluxShellSpout
+    constructorArgs: [[python3, s.py], [a]]
+    configMethods:
+      - setNamedStream
+)");
+  EXPECT_TRUE(Has(e, "7", "unexpected YAML structure")) << ::testing::PrintToString(e);
+  const auto keys = Errors("name: x\n? [a, b]\n: 1\nspouts: []\n");
+  ASSERT_FALSE(keys.empty());
+}
+
 }  // namespace
 }  // namespace sparse::runtime
