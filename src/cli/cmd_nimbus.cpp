@@ -94,7 +94,7 @@ struct NameArgs {
 // default).
 std::string KillTarget(const NameArgs& a) {
   if (!a.name.empty()) return a.name;
-  const auto project = FindProject(fs::current_path());
+  const auto project = CurrentProject();
   const auto all = project ? ListTopologies(*project) : std::vector<fs::path>();
   if (all.size() == 1) return all.front().stem().string();
   throw CommandError(exit_code::kError,

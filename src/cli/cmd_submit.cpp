@@ -143,7 +143,7 @@ class UploadProgress {
 // topology argument is given.
 std::optional<std::string> TopologyArg(const SubmitArgs& a) {
   if (a.topology || a.name.empty()) return a.topology;
-  const auto project = FindProject(fs::current_path());
+  const auto project = CurrentProject();
   if (!project) return std::nullopt;
   for (const auto& file : ListTopologies(*project)) {
     if (file.stem() == a.name) return a.name;
@@ -155,7 +155,7 @@ int Submit(const SubmitArgs& a) {
   std::string env_name = a.env;
   if (env_name.empty()) {
     // A streamparse project's only environment is used without -e, as streamparse does.
-    if (auto project = FindProject(fs::current_path()); project && project->streamparse) {
+    if (auto project = CurrentProject(); project && project->streamparse) {
       env_name = project->DefaultEnvironment();
     }
   }

@@ -86,6 +86,10 @@ void BuildComponentsForJar(const StormTopologySource& source, bool skip);
 // The jar's default path: <project or current folder>/_build/<topology name>.jar.
 std::filesystem::path DefaultJarPath(const StormTopologySource& source);
 
+// The project around the current folder; a project file that does not parse is a CommandError
+// with exit code 2 (invalid configuration), naming the file and line.
+std::optional<Project> CurrentProject();
+
 storm::ClientOptions MakeClientOptions(double timeout_secs);
 
 // ConnectToLeader, printing redirection notes to stderr.

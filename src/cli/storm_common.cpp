@@ -77,7 +77,8 @@ storm::NimbusAddress ParseSeed(const fs::path& file, const YAML::Node& node) {
   }
 }
 
-// The project around the current folder; a sparse.yaml that does not parse is exit code 2.
+}  // namespace
+
 std::optional<Project> CurrentProject() {
   try {
     return FindProject(fs::current_path());
@@ -85,8 +86,6 @@ std::optional<Project> CurrentProject() {
     throw CommandError(exit_code::kInvalidTopology, e.what());
   }
 }
-
-}  // namespace
 
 Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name) {
   if (!project) {

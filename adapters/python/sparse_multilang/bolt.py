@@ -133,6 +133,9 @@ class Bolt(Component):
     # ----------------------------------------------------------------- the loop
     def _start(self):
         self._own_ack = type(self).ack is Bolt.ack
+        # A subclass that wraps _run_callback (the pystorm API's exit_on_exception) must see every
+        # tuple go through it: the inlined path below is only for the plain case.
+        self._own_run_callback = type(self)._run_callback is Bolt._run_callback
         self._main_thread = threading.get_ident()
         self._busy = True  # initialize() runs next
         _Watchdog(self).start()
@@ -188,6 +191,9 @@ class Bolt(Component):
         return super()._send_emit(message)
 
     def _handle_tuple(self, tup):
+        if not self._own_run_callback:
+            self._run_callback([tup], self.process, tup)
+            return
         # _run_callback([tup], self.process, tup), inlined: it runs once per tuple.
         tup_id = tup.id
         self._current_anchors = [tup_id]
