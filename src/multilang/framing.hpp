@@ -25,8 +25,10 @@ class MessageReader {
   explicit MessageReader(std::size_t max_message_bytes = 64u << 20)
       : max_message_bytes_(max_message_bytes) {}
 
-  // Appends raw bytes read from the child's stdout.
-  void Append(std::string_view bytes) { buffer_.append(bytes); }
+  // Appends raw bytes read from the child's stdout. Memory stays near one limit's worth however
+  // a message is split into lines: consumed input is dropped before the buffer grows, and no
+  // buffer grows far past the limit. After an error, bytes are dropped.
+  void Append(std::string_view bytes);
 
   // Returns the next complete message body (the lines before "end", joined with '\n', without a
   // trailing newline), or nullopt if none is complete yet. On kTooLarge, error() is set and no
@@ -50,6 +52,13 @@ class MessageReader {
   std::string body_;      // completed lines of the message in progress
   bool body_has_line_ = false;
   FrameError error_ = FrameError::kNone;
+
+  // Makes room for `need` bytes in `s`: doubling, but never past the limit plus a little (the
+  // default doubling took a 64 MiB message's buffer to 128 MiB).
+  void Reserve(std::string& s, std::size_t need) const;
+  void Fail();  // sets kTooLarge and frees what the message held
+  // Whether the line that `bytes` continues (or ends) makes the message exceed the limit.
+  bool LineOverflows(std::string_view bytes) const;
 };
 
 // Appends `json` followed by "\nend\n" to `out`.

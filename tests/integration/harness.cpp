@@ -33,6 +33,10 @@ nlohmann::json ReadStats(const Sandbox& sb) {
   return nlohmann::json::parse(in);
 }
 
+long RuntimePeakKb(const Sandbox& sb) {
+  return ReadStats(sb)["cpu"]["runtime_max_rss_kb"].get<long>();
+}
+
 nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id) {
   for (const auto& c : stats["components"]) {
     if (c["id"] == id) return c;
@@ -98,16 +102,11 @@ pid_t Sandbox::Start(const std::vector<std::string>& args, int stderr_fd) const 
   return pid;
 }
 
-int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout, long* max_rss_kb) const {
+int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   while (true) {
-    rusage usage{};
-    pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
-    if (r == pid) {
-      if (max_rss_kb) *max_rss_kb = usage.ru_maxrss;
-      break;
-    }
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);

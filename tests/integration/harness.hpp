@@ -35,8 +35,7 @@ class Sandbox {
   // or stderr to `stderr_fd` when one is given (a pipe the test never reads, say).
   pid_t Start(const std::vector<std::string>& args, int stderr_fd = -1) const;
   // Waits for a background run to end; returns its exit code (-1 on timeout, after killing it).
-  // With `max_rss_kb`, also the run's peak resident memory (the runtime alone, not its children).
-  int Wait(pid_t pid, std::chrono::seconds timeout, long* max_rss_kb = nullptr) const;
+  int Wait(pid_t pid, std::chrono::seconds timeout) const;
 
   // Pids of live processes whose working directory is the sandbox (the components).
   std::vector<pid_t> ProcessesInside() const;
@@ -56,6 +55,9 @@ void ExpectNoLeftovers(const Sandbox& sb);
 
 // The --stats-json file a run wrote as <sandbox>/stats.json.
 nlohmann::json ReadStats(const Sandbox& sb);
+// The runtime's own peak resident memory in KiB, from those stats (the rusage wait4 returns
+// would count the largest component too).
+long RuntimePeakKb(const Sandbox& sb);
 // A component's entry in those stats; a test failure (and an empty object) if there is none.
 nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id);
 

@@ -120,6 +120,43 @@ TEST(Framing, PartialLineCountsItsSeparator) {
   EXPECT_EQ(r.error(), FrameError::kTooLarge);
 }
 
+// Append refuses an overflowing line before the buffer grows for it; its verdict must be the
+// one NextInto gives: every split of messages at, and one byte past, the limit, in one line or
+// several, with "\n" and "\r\n".
+TEST(Framing, LimitIsTheSameForEverySplitOfTheInput) {
+  for (const std::string sep : {"\n", "\r\n"}) {
+    for (const int extra : {0, 1}) {
+      const std::string one_line = std::string(20 + extra, 'a');
+      const std::string lines = std::string(9, 'a') + sep + std::string(10 + extra, 'b');
+      for (const std::string& body : {one_line, lines}) {
+        const std::string input = "x" + sep + "end" + sep + body + sep + "end" + sep;
+        for (std::size_t cut1 = 0; cut1 <= input.size(); ++cut1) {
+          for (std::size_t cut2 = cut1; cut2 <= input.size(); ++cut2) {
+            MessageReader r(20);
+            std::vector<std::string> got;
+            for (const auto& piece :
+                 {input.substr(0, cut1), input.substr(cut1, cut2 - cut1), input.substr(cut2)}) {
+              r.Append(piece);
+              const auto more = Drain(r);
+              got.insert(got.end(), more.begin(), more.end());
+            }
+            const bool fits = extra == 0;
+            SCOPED_TRACE(testing::Message() << "cuts " << cut1 << "," << cut2 << " of " << input);
+            EXPECT_EQ(r.error(), fits ? FrameError::kNone : FrameError::kTooLarge);
+            std::string joined = body;  // lines come back joined with "\n"
+            if (const auto at = joined.find(sep); at != std::string::npos) {
+              joined.replace(at, sep.size(), "\n");
+            }
+            const auto want =
+                fits ? std::vector<std::string>{"x", joined} : std::vector<std::string>{"x"};
+            EXPECT_EQ(got, want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Framing, EmptyMessageBody) {
   MessageReader r;
   r.Append("end\n");
