@@ -183,6 +183,13 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
   std::optional<std::int64_t> direct;
   if (msg.task && *msg.task != 0) direct = *msg.task;
   const bool need_ids = msg.need_task_ids && !direct;
+  // A string id was checked by the message parser; any other value is forwarded as its text.
+  if (!msg.id.empty() && msg.id.front() != '"' && msg.id != "null") {
+    if (auto err = ValidateMessageId(msg.id)) {
+      Violation("protocol violation: emit with an invalid message id: " + *err, raw);
+      return;
+    }
+  }
   std::string message_id = std::move(msg.id);
   if (message_id == "null") message_id.clear();
   auto tuple = MakeEmitted(msg, raw);

@@ -73,8 +73,10 @@ bool SplitJsonArray(std::string_view s, ValueSpans& spans) {
   return false;
 }
 
-std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans& spans) {
-  if (const auto error = json::Validate(array_json, kMaxTupleDepth, &spans)) {
+namespace {
+
+std::optional<std::string> Check(std::string_view json_text, ValueSpans* spans) {
+  if (const auto error = json::Validate(json_text, kMaxTupleDepth, spans)) {
     if (error->too_deep) {
       return "nested deeper than " + std::to_string(kMaxTupleDepth) + " levels (byte " +
              std::to_string(error->offset) + "; messages nest at most " +
@@ -83,6 +85,16 @@ std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans
     return json::Describe(*error);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans& spans) {
+  return Check(array_json, &spans);
+}
+
+std::optional<std::string> ValidateMessageId(std::string_view id_json) {
+  return Check(id_json, nullptr);
 }
 
 }  // namespace sparse::runtime

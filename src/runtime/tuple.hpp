@@ -77,5 +77,8 @@ bool SplitJsonArray(std::string_view array_json, ValueSpans& spans);
 // levels (see json::Validate for what valid means), and sets `spans` to its values' spans, in
 // one pass. On failure returns why ("invalid literal at byte 1") and leaves `spans` unspecified.
 std::optional<std::string> ValidateTuple(std::string_view array_json, ValueSpans& spans);
+// Checks a spout's message id (the JSON text of any value, which goes back to the spout in its
+// ack or fail) by the same rules: an id the spout could not read back is refused at its emit.
+std::optional<std::string> ValidateMessageId(std::string_view id_json);
 
 }  // namespace sparse::runtime

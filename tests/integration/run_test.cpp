@@ -610,6 +610,40 @@ INSTANTIATE_TEST_SUITE_P(
                           "most 512)"}),
     [](const auto& info) { return info.param.first; });
 
+// A spout's message id goes back to the spout in its ack or fail: one the spout could not read
+// back (not JSON, or nested past the limit) is refused where it enters, blaming the spout.
+class InvalidMessageId : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(InvalidMessageId, IsRefusedAtTheEmit) {
+  const auto& [kind, reason] = GetParam();
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: bad-ids
+spouts:
+  - {id: bad, command: [python3, raw_components.py, spout_invalid_id, )" +
+                            kind + R"(], outputs: [x]}
+bolts:
+  - {id: sink, command: )" + Py("RecordSink") +
+                            R"(, inputs: [{from: bad}]}
+)");
+  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.max=0", "--stats-json", "stats.json"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 3000);
+  EXPECT_NE(r.err.find("protocol violation: emit with an invalid message id: " + reason),
+            std::string::npos)
+      << r.err.substr(0, 3000);
+  const auto sink = StatsOf(ReadStats(sb), "sink");
+  EXPECT_EQ(sink["executed"], 0) << sink.dump();
+  ExpectNoLeftovers(sb);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue18, InvalidMessageId,
+    ::testing::Values(std::pair<std::string, std::string>{"tru", "invalid literal at byte 1"},
+                      std::pair<std::string, std::string>{
+                          "deep",
+                          "nested deeper than 511 levels (byte 511; messages nest at "
+                          "most 512)"}),
+    [](const auto& info) { return info.param.first; });
+
 TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
   Sandbox sb;
   sb.Write("topo.yaml",
