@@ -100,10 +100,10 @@ int RunTopology(const RunArgs& args) {
   try {
     topology = jar ? runtime::LoadTopology(file) : LoadAnyTopology(file, env);
     if (jar) topology.resources_dir = jar->resources_dir();
-    runtime::ValidateOrThrow(topology);
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
   }
+  std::vector<runtime::ConfigSource> extra_config = {{{"command line (-o)"}, overrides}};
   if (!env.empty() && !jar) {
     // The environment's options apply under the topology's and the command line's, as
     // streamparse applies them.
@@ -114,12 +114,24 @@ int RunTopology(const RunArgs& args) {
       throw std::runtime_error("no environment `" + env + "` in " + project->config_file.string());
     }
     if (const YAML::Node opts = envs[env]["options"]; opts && opts.IsMap()) {
+      runtime::ConfigSource options{
+          {project->config_file.string() + " (environment `" + env + "` options)"}};
       for (const auto& kv : opts) {
         const std::string key = kv.first.as<std::string>();
-        if (!overrides.contains(key) && !topology.config.contains(key))
-          overrides[key] = runtime::YamlToJson(kv.second);
+        if (!overrides.contains(key) && !topology.config.contains(key)) {
+          overrides[key] = options.config[key] = runtime::YamlToJson(kv.second);
+        }
       }
+      extra_config.insert(extra_config.begin(), std::move(options));
     }
+  }
+  try {
+    runtime::ValidateOrThrow(topology, extra_config);
+  } catch (const runtime::TopologyError& e) {
+    return PrintTopologyErrors(e);
+  }
+  for (const auto& w : runtime::ConfigWarnings(topology, extra_config)) {
+    std::cerr << "sparse: warning: " << w.ToString() << "\n";
   }
 
   try {

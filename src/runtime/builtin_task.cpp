@@ -10,10 +10,6 @@
 
 namespace sparse::runtime {
 
-namespace {
-constexpr const char* kBuiltinMaxPending = "sparse.builtin.max.pending";
-}
-
 BuiltinTask::BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinComponent> impl)
     : Task(host, task_id),
       impl_(std::move(impl)),
@@ -22,10 +18,9 @@ BuiltinTask::BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinCom
       ticks_(host.io()) {
   ConfigView conf(&cdef_.config);
   acking_ = conf.AckingEnabled();
-  max_pending_ = spout_ ? conf.Int(keys::kMaxSpoutPending) : conf.Int(kBuiltinMaxPending);
-  if (!spout_ && !max_pending_) max_pending_ = 10000;
-  rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
-  tick_secs_ = conf.Int(keys::kTickTupleFreqSecs).value_or(0);
+  max_pending_ = spout_ ? conf.Int(keys::kMaxSpoutPending) : conf.Int(keys::kBuiltinMaxPending);
+  rest_ = std::chrono::milliseconds(conf.IntValue(keys::kSleepSpoutWaitMs));
+  tick_secs_ = conf.Int(keys::kTickTupleFreqSecs).value_or(0);  // unset: no ticks
 }
 
 BuiltinTask::~BuiltinTask() {

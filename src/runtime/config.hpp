@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace sparse::runtime {
 
@@ -50,23 +52,67 @@ inline constexpr const char* kLogBackups = "sparse.log.backups";
 // At most this many tasks in one local run: every task is a process, and a typo such as
 // `parallelism: 100000` must be an error, not an hour of spawning.
 inline constexpr const char* kMaxTasks = "sparse.max.tasks";
+// Un-acked inputs a built-in bolt holds at once.
+inline constexpr const char* kBuiltinMaxPending = "sparse.builtin.max.pending";
 }  // namespace keys
 
-// Storm's defaults for the keys above (unset keys such as max.spout.pending are null).
+// What a key holds. kInt: a whole number (5, 5.0; not "5", not 5.5); kNumber: any number;
+// kBool: true/false; kString: a string; kMapping: a mapping.
+enum class SettingType { kInt, kNumber, kBool, kString, kMapping };
+
+// One key the runtime reads: its type, range and default, declared once (config.cpp). Call
+// sites read through ConfigView and never carry a fallback of their own.
+struct Setting {
+  const char* key;
+  SettingType type;
+  nlohmann::json fallback;  // the default; null: unset (a limit that is off, a derived value)
+  double min = 0;           // inclusive range, for kInt and kNumber
+  double max = 1e18;
+};
+
+// Every key above, with Storm's defaults for Storm's keys.
+const std::vector<Setting>& Settings();
+const Setting* FindSetting(std::string_view key);
+
+// The defaults of Settings() as one configuration (unset keys such as max.spout.pending are null).
 const nlohmann::json& DefaultConfig();
+
+// A problem with one key of a configuration mapping. Errors: a known key with the wrong type or
+// out of range, an unknown `sparse.*` key (sparse owns that namespace). Warnings: an unknown key
+// that looks like a misspelt known one, and an unknown `topology.*` key (Storm has many that a
+// local run does not use: they still go to Storm on submit). Other keys (a component's own,
+// such as `myapp.threshold`) are the components' business.
+struct ConfigIssue {
+  std::string key;
+  std::string message;  // names the key; says what was expected and what was found
+  bool error = true;
+};
+std::vector<ConfigIssue> CheckConfig(const nlohmann::json& conf);
+// Checks that hold between keys, on one merged configuration without the defaults: a low
+// watermark that is set must be below its high one (a high one set alone makes the runtime use
+// half of it as the low one). Errors only.
+std::vector<ConfigIssue> CheckMergedConfig(const nlohmann::json& conf);
 
 // Splits "key=value" and parses value as YAML. Returns nullopt when there is no '=' or no key.
 std::optional<std::pair<std::string, nlohmann::json>> ParseOverride(const std::string& text);
 
-// Read-only typed view over one effective configuration.
+// Read-only typed view over one effective configuration, checked with CheckConfig before it is
+// read: a key that is absent, null or (in a configuration that skipped the check) of the wrong
+// type reads as its default from Settings().
 class ConfigView {
  public:
   explicit ConfigView(const nlohmann::json* conf) : conf_(conf) {}
+  // Keys whose default is null (a limit that may be off) give nullopt when unset.
   std::optional<std::int64_t> Int(const char* key) const;
   std::optional<double> Number(const char* key) const;
-  bool Bool(const char* key, bool fallback = false) const;
-  std::chrono::milliseconds Seconds(const char* key, double fallback) const;
+  bool Bool(const char* key) const;
+  std::optional<std::chrono::milliseconds> Seconds(const char* key) const;
   std::optional<std::string> String(const char* key) const;
+  // For keys with a default (every key whose Setting has a non-null fallback).
+  std::int64_t IntValue(const char* key) const { return Int(key).value_or(0); }
+  std::chrono::milliseconds SecondsValue(const char* key) const {
+    return Seconds(key).value_or(std::chrono::milliseconds(0));
+  }
 
   // Storm: topology.subprocess.timeout.secs, else supervisor.worker.timeout.secs.
   std::chrono::milliseconds SubprocessTimeout() const;

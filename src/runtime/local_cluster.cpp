@@ -29,33 +29,29 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
       options_(std::move(options)),
       observer_(observer),
       router_(plan),
-      acker_(ConfigView(&plan.topology_config).Seconds(keys::kMessageTimeoutSecs, 30),
+      acker_(ConfigView(&plan.topology_config).SecondsValue(keys::kMessageTimeoutSecs),
              [this](int task, std::string id, TreeOutcome outcome, std::chrono::nanoseconds age) {
                OnTreeDone(task, std::move(id), outcome, age);
              }),
       logs_(options_.log_dir,
             static_cast<std::uint64_t>(
-                std::max<std::int64_t>(0, ConfigView(&plan.topology_config)
-                                              .Int(keys::kLogMaxBytes)
-                                              .value_or(ComponentLogs::kDefaultMaxBytes))),
-            static_cast<int>(ConfigView(&plan.topology_config)
-                                 .Int(keys::kLogBackups)
-                                 .value_or(ComponentLogs::kDefaultBackups))),
+                ConfigView(&plan.topology_config).IntValue(keys::kLogMaxBytes)),
+            static_cast<int>(ConfigView(&plan.topology_config).IntValue(keys::kLogBackups))),
       housekeeping_timer_(io_),
       status_timer_(io_),
       deadline_timer_(io_),
       stop_timer_(io_),
       signals_(io_) {
   ConfigView conf(&plan.topology_config);
-  high_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueHighWatermark).value_or(1000));
-  low_watermark_ = static_cast<std::size_t>(conf.Int(keys::kQueueLowWatermark).value_or(500));
+  high_watermark_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermark));
+  low_watermark_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermark));
+  high_watermark_bytes_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermarkBytes));
+  low_watermark_bytes_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermarkBytes));
+  // CheckMergedConfig refuses low >= high in a topology; a plan built without it stays sane.
   if (low_watermark_ >= high_watermark_) low_watermark_ = high_watermark_ / 2;
-  high_watermark_bytes_ = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, conf.Int(keys::kQueueHighWatermarkBytes).value_or(64 << 20)));
-  low_watermark_bytes_ = static_cast<std::size_t>(
-      std::max<std::int64_t>(0, conf.Int(keys::kQueueLowWatermarkBytes).value_or(32 << 20)));
-  if (low_watermark_bytes_ >= high_watermark_bytes_)
+  if (low_watermark_bytes_ >= high_watermark_bytes_) {
     low_watermark_bytes_ = high_watermark_bytes_ / 2;
+  }
 
   const std::size_t n = plan.components.size();
   throttle_count_.assign(n, 0);
@@ -230,8 +226,8 @@ void LocalCluster::HandleFailure(FailureReport report) {
     return;
   }
   ConfigView conf(&plan_.components[ci].config);
-  const auto window = conf.Seconds(keys::kRestartWindowSecs, 60);
-  const auto max_restarts = conf.Int(keys::kRestartMax).value_or(5);
+  const auto window = conf.SecondsValue(keys::kRestartWindowSecs);
+  const auto max_restarts = conf.IntValue(keys::kRestartMax);
   const auto now = Clock::now();
   auto& history = restarts_[task];
   while (!history.empty() && now - history.front() > window) history.pop_front();
@@ -244,8 +240,8 @@ void LocalCluster::HandleFailure(FailureReport report) {
               "); last failure: " + report.reason);
     return;
   }
-  const auto base = conf.Int(keys::kRestartBackoffMs).value_or(100);
-  const auto cap = conf.Int(keys::kRestartBackoffMaxMs).value_or(5000);
+  const auto base = conf.IntValue(keys::kRestartBackoffMs);
+  const auto cap = conf.IntValue(keys::kRestartBackoffMaxMs);
   std::int64_t backoff = base;
   for (std::size_t i = 0; i < history.size() && backoff < cap; ++i) backoff *= 2;
   backoff = std::min(backoff, cap);
@@ -384,9 +380,9 @@ void LocalCluster::BeginStop(const std::string& reason) {
   if (observer_) observer_->OnStopping(reason);
   for (std::size_t t = 1; t < tasks_.size(); ++t) tasks_[t]->Deactivate();
   ConfigView conf(&plan_.topology_config);
+  // Unset: as long as a tuple tree may take.
   const auto drain = options_.drain_timeout.value_or(
-      conf.Number(keys::kDrainSecs) ? conf.Seconds(keys::kDrainSecs, 30)
-                                    : conf.Seconds(keys::kMessageTimeoutSecs, 30));
+      conf.Seconds(keys::kDrainSecs).value_or(conf.SecondsValue(keys::kMessageTimeoutSecs)));
   drain_deadline_ = Clock::now() + drain;
   CheckDrained();
 }
@@ -417,7 +413,7 @@ void LocalCluster::TerminateAll() {
     if (tasks_[t]) tasks_[t]->Terminate();
   }
   ConfigView conf(&plan_.topology_config);
-  stop_timer_.expires_after(conf.Seconds(keys::kShutdownGraceSecs, 5));
+  stop_timer_.expires_after(conf.SecondsValue(keys::kShutdownGraceSecs));
   stop_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || state_ == State::kStopped) return;
     for (std::size_t t = 1; t < tasks_.size(); ++t) {

@@ -18,7 +18,7 @@ int Plan::FindComponent(std::string_view id) const {
 namespace {
 
 void CheckTaskLimit(const std::vector<const ComponentDef*>& defs, const nlohmann::json& conf) {
-  const std::int64_t limit = ConfigView(&conf).Int(keys::kMaxTasks).value_or(1024);
+  const std::int64_t limit = ConfigView(&conf).IntValue(keys::kMaxTasks);
   std::int64_t total = 0;
   const ComponentDef* largest = nullptr;
   for (const ComponentDef* def : defs) {

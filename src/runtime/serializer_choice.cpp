@@ -34,13 +34,9 @@ SerializerChoice ChooseSerializer(const ComponentDef& def, const nlohmann::json&
   if (!def.serializer.empty()) return FromName(def.serializer, "`serializer`");
   if (!def.builtin.empty()) return {};
   if (auto flag = SerializerFlag(def.command)) return FromName(*flag, "the command's -s option");
-  auto it = config.find(keys::kSerializer);
-  if (it != config.end() && it->is_string()) {
-    return FromName(it->get<std::string>(), keys::kSerializer);
-  }
-  if (it != config.end() && !it->is_null()) {
-    return {multilang::Serializer::kJson,
-            std::string(keys::kSerializer) + " must be a string (a serializer name)"};
+  // A value that is not a string is CheckConfig's error to report; it reads as the default.
+  if (auto name = ConfigView(&config).String(keys::kSerializer)) {
+    return FromName(*name, keys::kSerializer);
   }
   return {};
 }

@@ -19,11 +19,10 @@ constexpr std::size_t kExpiredMemory = 65536;
 ShellBoltTask::ShellBoltTask(TaskHost& host, int task_id)
     : ShellTask(host, task_id), ticks_(host.io()) {
   ConfigView conf(&cdef_.config);
-  max_pending_ = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, conf.Int(keys::kShellBoltMaxPending).value_or(100)));
-  heartbeat_every_ = conf.Seconds(keys::kHeartbeatSecs, 1);
-  message_timeout_ = conf.Seconds(keys::kMessageTimeoutSecs, 30);
-  tick_secs_ = conf.Int(keys::kTickTupleFreqSecs).value_or(0);
+  max_pending_ = static_cast<std::size_t>(conf.IntValue(keys::kShellBoltMaxPending));
+  heartbeat_every_ = conf.SecondsValue(keys::kHeartbeatSecs);
+  message_timeout_ = conf.SecondsValue(keys::kMessageTimeoutSecs);
+  tick_secs_ = conf.Int(keys::kTickTupleFreqSecs).value_or(0);  // unset: no ticks
 }
 
 void ShellBoltTask::Deliver(InputTuple&& tuple) {

@@ -15,11 +15,9 @@ ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
   ConfigView conf(&cdef_.config);
   max_pending_ = conf.Int(keys::kMaxSpoutPending);
   acking_ = conf.AckingEnabled();
-  rest_ = std::chrono::milliseconds(conf.Int(keys::kSleepSpoutWaitMs).value_or(1));
-  max_unsynced_ = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, conf.Int(keys::kSpoutMaxUnsynced).value_or(64)));
-  max_unsynced_nexts_ = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, conf.Int(keys::kSpoutMaxUnsyncedNexts).value_or(8)));
+  rest_ = std::chrono::milliseconds(conf.IntValue(keys::kSleepSpoutWaitMs));
+  max_unsynced_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsynced));
+  max_unsynced_nexts_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsyncedNexts));
 }
 
 void ShellSpoutTask::OnReady() {

@@ -46,8 +46,7 @@ void ShellTask::Start() {
   opts.working_dir = host_.settings().working_dir;
   opts.env_overrides = host_.settings().env_overrides;
   ConfigView conf(&cdef_.config);
-  opts.max_message_bytes =
-      static_cast<std::size_t>(conf.Int(keys::kMaxMessageBytes).value_or(64 << 20));
+  opts.max_message_bytes = static_cast<std::size_t>(conf.IntValue(keys::kMaxMessageBytes));
   opts.serializer = encoder_.serializer();
 
   multilang::ShellProcess::Callbacks cb;
@@ -75,7 +74,7 @@ void ShellTask::Start() {
   }
   proc_->Send(handshake);
 
-  auto timeout = conf.Seconds(keys::kHandshakeTimeoutSecs, 30);
+  auto timeout = conf.SecondsValue(keys::kHandshakeTimeoutSecs);
   handshake_timer_.expires_after(timeout);
   handshake_timer_.async_wait([this, timeout](const boost::system::error_code& ec) {
     if (ec || handshaken_ || failed_) return;

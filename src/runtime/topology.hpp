@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -71,7 +72,8 @@ struct ComponentDef {
   std::vector<StreamDef> streams;
   int parallelism = 1;
   std::vector<InputDef> inputs;
-  nlohmann::json config = nlohmann::json::object();  // per-component overrides
+  nlohmann::json config = nlohmann::json::object();    // per-component overrides
+  std::map<std::string, SourceLocation> config_where;  // where each key of `config` is set
   SourceLocation where;
 
   bool is_spout() const { return kind == ComponentKind::kSpout; }
@@ -81,8 +83,9 @@ struct ComponentDef {
 struct Topology {
   std::string name;
   nlohmann::json config = nlohmann::json::object();
-  std::vector<ComponentDef> components;  // in file order
-  std::filesystem::path file;            // the YAML file it came from
+  std::map<std::string, SourceLocation> config_where;  // where each key of `config` is set
+  std::vector<ComponentDef> components;                // in file order
+  std::filesystem::path file;                          // the YAML file it came from
   // Working directory of every component (Storm's resources/ folder): a project's src/, or the
   // folder holding a bare YAML file.
   std::filesystem::path resources_dir;

@@ -78,6 +78,7 @@ class Loader {
         Error(root["config"], "`config` must be a mapping of config keys to values");
       } else {
         t.config = Json(root["config"], "config");
+        KeyLines(root["config"], t.config_where);
       }
     }
     if (root["includes"]) Error(root["includes"], "Flux `includes` are not supported yet");
@@ -121,6 +122,13 @@ class Loader {
     } catch (const YamlTooLarge& e) {
       Error(n, "`" + std::string(what) + "` " + e.what());
       return nullptr;
+    }
+  }
+
+  // Where each key of a config mapping is written, for errors about its value.
+  void KeyLines(const YAML::Node& map, std::map<std::string, SourceLocation>& out) const {
+    for (const auto& kv : map) {
+      if (kv.first.IsScalar()) out[kv.first.Scalar()] = Where(kv.first);
     }
   }
 
@@ -187,6 +195,7 @@ class Loader {
       if (node["config"]) {
         if (node["config"].IsMap()) {
           c.config = Json(node["config"], "config");
+          KeyLines(node["config"], c.config_where);
         } else {
           Error(node["config"], "`config` must be a mapping");
         }
@@ -399,7 +408,9 @@ class Loader {
         } else if (name == "setNamedStream" && margs && margs.size() >= 2) {
           SetStream(c, Scalar(margs[0], "stream"), StringList(margs[1], "args"), Where(m));
         } else if (name == "addComponentConfig" && margs && margs.size() >= 2) {
-          c.config[Scalar(margs[0], "key")] = Json(margs[1], "args");
+          const std::string key = Scalar(margs[0], "key");
+          c.config[key] = Json(margs[1], "args");
+          c.config_where[key] = Where(m);
         } else {
           Error(m, "unsupported configMethod `" + name + "` on `" + c.id + "`");
         }

@@ -34,10 +34,61 @@ std::optional<std::string> ComponentIdProblem(std::string_view id) {
   return std::nullopt;
 }
 
+// The config problems of the topology, its components and `extra`: errors or warnings. Each is
+// reported where its key is written; a key set in several places is reported in each.
+std::vector<Diagnostic> ConfigDiagnostics(const Topology& t, const std::vector<ConfigSource>& extra,
+                                          bool errors) {
+  std::vector<Diagnostic> out;
+  const SourceLocation file_loc{t.file.string(), 0};
+  auto where_in = [](const std::map<std::string, SourceLocation>& lines, const std::string& key,
+                     const SourceLocation& fallback) {
+    auto it = lines.find(key);
+    return it != lines.end() ? it->second : fallback;
+  };
+  auto check = [&](const nlohmann::json& conf, const std::map<std::string, SourceLocation>& lines,
+                   const SourceLocation& fallback, const std::string& context) {
+    for (auto& issue : CheckConfig(conf)) {
+      if (issue.error != errors) continue;
+      out.push_back({where_in(lines, issue.key, fallback), context + issue.message});
+    }
+  };
+  check(t.config, t.config_where, file_loc, "");
+  for (const auto& c : t.components) {
+    check(c.config, c.config_where, c.where, "component `" + c.id + "`: ");
+  }
+  for (const auto& source : extra) check(source.config, {}, source.where, "");
+  if (!errors) return out;
+  // Between keys, on what each component will run with.
+  for (const auto& c : t.components) {
+    nlohmann::json merged = t.config;
+    MergeConfig(merged, c.config);
+    for (const auto& source : extra) MergeConfig(merged, source.config);
+    for (auto& issue : CheckMergedConfig(merged)) {
+      SourceLocation where = where_in(c.config_where, issue.key, SourceLocation{});
+      if (where.file.empty()) where = where_in(t.config_where, issue.key, file_loc);
+      const std::string msg =
+          (t.components.size() > 1 && c.config.contains(issue.key) ? "component `" + c.id + "`: "
+                                                                   : "") +
+          issue.message;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const Diagnostic& d) {
+        return d.message == msg && d.where.ToString() == where.ToString();
+      });
+      if (!seen) out.push_back({where, msg});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<Diagnostic> ValidateTopology(const Topology& t) {
-  std::vector<Diagnostic> out;
+std::vector<Diagnostic> ConfigWarnings(const Topology& topology,
+                                       const std::vector<ConfigSource>& extra) {
+  return ConfigDiagnostics(topology, extra, false);
+}
+
+std::vector<Diagnostic> ValidateTopology(const Topology& t,
+                                         const std::vector<ConfigSource>& extra) {
+  std::vector<Diagnostic> out = ConfigDiagnostics(t, extra, true);
   auto error = [&](const SourceLocation& where, std::string msg) {
     out.push_back({where, std::move(msg)});
   };
@@ -155,8 +206,8 @@ std::vector<Diagnostic> ValidateTopology(const Topology& t) {
   return out;
 }
 
-void ValidateOrThrow(const Topology& topology) {
-  auto d = ValidateTopology(topology);
+void ValidateOrThrow(const Topology& topology, const std::vector<ConfigSource>& extra) {
+  auto d = ValidateTopology(topology, extra);
   if (!d.empty()) throw TopologyError(std::move(d));
 }
 

@@ -9,9 +9,24 @@
 
 namespace sparse::runtime {
 
-std::vector<Diagnostic> ValidateTopology(const Topology& topology);
+// Configuration from outside the topology's file that applies over it (later wins): the command
+// line's `-o key=value`, an environment's options. Checked with the topology's own.
+struct ConfigSource {
+  SourceLocation where;  // e.g. {"command line (-o)"}
+  nlohmann::json config = nlohmann::json::object();
+};
+
+// Every problem, including every config key of the file, its components and `extra` with a
+// wrong type or range or an unknown `sparse.*` name (config.hpp: CheckConfig), all at once.
+std::vector<Diagnostic> ValidateTopology(const Topology& topology,
+                                         const std::vector<ConfigSource>& extra = {});
 
 // Throws TopologyError if ValidateTopology finds anything.
-void ValidateOrThrow(const Topology& topology);
+void ValidateOrThrow(const Topology& topology, const std::vector<ConfigSource>& extra = {});
+
+// What deserves a warning but does not stop a run: misspelt-looking keys, `topology.*` keys a
+// local run does not use.
+std::vector<Diagnostic> ConfigWarnings(const Topology& topology,
+                                       const std::vector<ConfigSource>& extra = {});
 
 }  // namespace sparse::runtime

@@ -654,6 +654,48 @@ TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
   EXPECT_NE(r.err.find("topo.yaml:5: fields grouping on `g`"), std::string::npos) << r.err;
 }
 
+// Issue 15: misspelt keys, wrong types and `-o key=abc` were accepted silently and a bad number
+// meant *unlimited*. Every config problem of the file and the command line is reported at once
+// (exit 2, file and line); a misspelt Storm key is a warning with a suggestion, and runs.
+TEST(Validation, BadConfigIsReportedAllAtOnce) {
+  Sandbox sb;
+  sb.Write("topo.yaml",
+           "name: bad\nconfig:\n  topology.message.timeout.secs: \"thirty\"\n"
+           "  sparse.queue.hihg.watermark: 10\n"
+           "spouts:\n  - id: s\n    command: [a]\n    outputs: [f]\n"
+           "    config: {topology.max.spout.pending: -1}\n"
+           "bolts:\n  - {id: b, command: [a], inputs: [{from: s, grouping: fields, fields: [g]}]}\n");
+  auto r = sb.Run({"run", "topo.yaml", "-o", "topology.max.spout.pending=abc"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  for (const char* want :
+       {"command line (-o): `topology.max.spout.pending` must be a whole number, got \"abc\"",
+        "topo.yaml:3: `topology.message.timeout.secs` must be a whole number, got \"thirty\"",
+        "topo.yaml:4: unknown key `sparse.queue.hihg.watermark` (did you mean "
+        "`sparse.queue.high.watermark`?)",
+        "topo.yaml:9: component `s`: `topology.max.spout.pending` must be between 1 and "
+        "1000000000, got -1",
+        "topo.yaml:11: fields grouping on `g`"}) {
+    EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
+  }
+}
+
+TEST(Validation, MisspeltStormKeyWarnsAndRuns) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: typo
+config: {topology.max.spout.pendng: 10, test.sentences: ["a"], test.repeat: 1}
+spouts:
+  - {id: sentences, command: )" + Py("SentenceSpout") +
+                            R"(, outputs: [sentence]}
+)");
+  auto r = sb.Run(RunArgs(sb));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sparse: warning: " + (sb.dir() / "topo.yaml").string() +
+                       ":2: unknown key `topology.max.spout.pendng` (did you mean "
+                       "`topology.max.spout.pending`?)"),
+            std::string::npos)
+      << r.err;
+}
+
 // Issue 18: a YAML alias bomb (9^9 values in 300 bytes) aborted `sparse run` with bad_alloc
 // (exit 134); it is an invalid topology naming the file and line.
 TEST(Validation, YamlAliasBombExitsTwoWithFileAndLine) {

@@ -64,7 +64,7 @@ class Project {
 const nlohmann::json kExpectedConf = {{"topology.message.timeout.secs", 60},
                                       {"topology.max.spout.pending", 7},
                                       {"topology.workers", 3},
-                                      {"sparse.ratio", 1},
+                                      {"app.ratio", 1},
                                       {"x.float", 2}};
 
 TEST(Submit, SendsTheJarTheTopologyAndItsConfig) {

@@ -70,7 +70,7 @@ TEST(Convert, JsonConfLayersTopologyEnvironmentOverridesWithIntegers) {
   const nlohmann::json expected = {{"topology.message.timeout.secs", 60},
                                    {"topology.max.spout.pending", 7},
                                    {"topology.workers", 3},
-                                   {"sparse.ratio", 1},
+                                   {"app.ratio", 1},
                                    {"x.float", 2},
                                    {"x.ratio", 0.5}};
   EXPECT_EQ(conf, expected);

@@ -1,0 +1,108 @@
+// Config validation, data-driven: tests/runtime/data/config_cases.txt holds each case's config
+// block and the diagnostics it must give (see that file's header for the format).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "runtime/builtin.hpp"
+#include "runtime/config.hpp"
+#include "runtime/topology_loader.hpp"
+#include "runtime/validate.hpp"
+
+namespace sparse::runtime {
+namespace {
+
+struct Case {
+  std::string name;
+  std::string config;                 // the indented lines under `config:`
+  std::vector<std::string> expected;  // "error 3: ..." / "warning 3: ..."
+};
+
+std::vector<Case> ReadCases() {
+  std::ifstream in(SPARSE_CONFIG_CASES);
+  std::vector<Case> cases;
+  std::string line;
+  enum { kOutside, kConfig, kExpected } state = kOutside;
+  while (std::getline(in, line)) {
+    if (state == kOutside) {
+      if (line.starts_with("case ")) {
+        cases.push_back({line.substr(5), "", {}});
+        state = kConfig;
+      }
+    } else if (state == kConfig) {
+      if (line == "----") {
+        state = kExpected;
+      } else {
+        cases.back().config += line + "\n";
+      }
+    } else if (line.empty()) {
+      state = kOutside;
+    } else if (line != "none") {
+      cases.back().expected.push_back(line);
+    }
+  }
+  return cases;
+}
+
+std::vector<std::string> Diagnose(const Case& c) {
+  const std::string yaml = "name: cases\nconfig:\n" + c.config +
+                           "spouts:\n  - {id: s, command: [x], outputs: [a]}\n";
+  const Topology t = LoadTopologyFromString(yaml, "/tmp/cases/topo.yaml");
+  std::vector<std::string> out;
+  for (const auto& d : ValidateTopology(t)) {
+    out.push_back("error " + std::to_string(d.where.line) + ": " + d.message);
+  }
+  for (const auto& d : ConfigWarnings(t)) {
+    out.push_back("warning " + std::to_string(d.where.line) + ": " + d.message);
+  }
+  return out;
+}
+
+TEST(ConfigCheck, EveryCaseOfTheDataFile) {
+  RegisterStandardBuiltins();
+  const auto cases = ReadCases();
+  ASSERT_GE(cases.size(), 10u) << "cannot read " << SPARSE_CONFIG_CASES;
+  for (const auto& c : cases) {
+    SCOPED_TRACE("case " + c.name);
+    EXPECT_EQ(Diagnose(c), c.expected);
+  }
+}
+
+// Every key has one declaration, and its default passes its own check.
+TEST(ConfigCheck, DefaultsPassTheirOwnChecks) {
+  nlohmann::json defaults = DefaultConfig();
+  for (auto it = defaults.begin(); it != defaults.end();) {
+    it = it->is_null() ? defaults.erase(it) : std::next(it);
+  }
+  EXPECT_TRUE(CheckConfig(defaults).empty()) << CheckConfig(defaults).front().message;
+  EXPECT_EQ(DefaultConfig().size(), Settings().size()) << "a key declared twice";
+}
+
+// The command line's -o values and an environment's options are checked like the file's, and
+// named by where they come from.
+TEST(ConfigCheck, OverridesAreCheckedAndNamed) {
+  const Topology t = LoadTopologyFromString(
+      "name: o\nspouts:\n  - {id: s, command: [x], outputs: [a]}\n", "/tmp/o/topo.yaml");
+  const auto d = ValidateTopology(
+      t, {{{"command line (-o)"}, {{"topology.max.spout.pending", "abc"}}},
+          {{"config.json (environment `prod` options)"}, {{"sparse.restart.mx", 1}}}});
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].ToString(),
+            "command line (-o): `topology.max.spout.pending` must be a whole number, got \"abc\"");
+  EXPECT_EQ(d[1].ToString(),
+            "config.json (environment `prod` options): unknown key `sparse.restart.mx` (did you "
+            "mean `sparse.restart.max`?)");
+}
+
+// Reading never trusts an unchecked configuration: a wrong type reads as the default.
+TEST(ConfigView, AWrongTypeReadsAsTheDefault) {
+  const nlohmann::json c = {{"topology.message.timeout.secs", "thirty"},
+                            {"topology.max.spout.pending", "abc"}};
+  const ConfigView view(&c);
+  EXPECT_EQ(view.SecondsValue(keys::kMessageTimeoutSecs), std::chrono::seconds(30));
+  EXPECT_FALSE(view.Int(keys::kMaxSpoutPending));
+}
+
+}  // namespace
+}  // namespace sparse::runtime
