@@ -169,6 +169,20 @@ std::optional<std::string> CheckTopologyName(const std::string& name) {
   if (name.find_first_of("/.:\\") != std::string::npos) {
     return "topology name `" + name + "` must not contain any of / . : \\ (Nimbus refuses them)";
   }
+  // Nimbus names the topology's blobs `<id>-stormjar.jar` etc., and its blob store takes only
+  // [A-Za-z0-9_ \t.-] in a key (anything else fails the submit with an internal error), while a
+  // supervisor keeps a topology in a folder named by the URL-encoded id, so a space or tab makes it
+  // fail when the topology is killed (Storm 2.8.3: the supervisor exits). Letters, digits, '-' and
+  // '_' are safe everywhere.
+  for (const char c : name) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_';
+    if (!safe) {
+      return "topology name `" + name +
+             "` may use only letters, digits, '-' and '_' (Storm's blob store refuses other "
+             "characters, and a supervisor fails on spaces)";
+    }
+  }
   return std::nullopt;
 }
 

@@ -119,6 +119,14 @@ TEST(Convert, TopologyNames) {
   for (const char* bad : {"a/b", "a.b", "a:b", "a\\b", ""}) {
     EXPECT_TRUE(CheckTopologyName(bad)) << bad;
   }
+  // A real Nimbus fails the submit of a name its blob store refuses (`a+b`), and a real
+  // supervisor exits when a topology with a space in its name is killed.
+  for (const char* bad : {"a+b", "a b", "a\tb", "caf\xc3\xa9", "a%20b", "a*b"}) {
+    const auto why = CheckTopologyName(bad);
+    ASSERT_TRUE(why) << bad;
+    EXPECT_NE(why->find("only letters, digits, '-' and '_'"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(CheckTopologyName("ABC-xyz_09"));
 }
 
 TEST(Convert, TopologyYamlLoadsBackInLauncherForm) {
