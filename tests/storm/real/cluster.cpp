@@ -33,9 +33,12 @@ const fs::path& RealCluster::Dir() {
 
 void RealCluster::SetUp() {
   if (const char* skip = std::getenv("SPARSE_SKIP_JVM"); skip && std::string(skip) == "1") {
+    // Exit code 77 is ctest's SKIP_RETURN_CODE for this binary: ctest reports it as skipped
+    // (a gtest skip from here would count every test as passed).
     std::cout << "storm_real: skipped because SPARSE_SKIP_JVM=1: these tests need Java and Maven "
-                 "to run a real Apache Storm cluster\n";
-    GTEST_SKIP() << "SPARSE_SKIP_JVM=1";
+                 "to run a real Apache Storm cluster"
+              << std::endl;
+    std::exit(77);
   }
   const RunResult tools =
       RunProgram({"/bin/sh", "-c",

@@ -4,7 +4,8 @@
 // stops it too if the binary dies without tearing down.
 //
 // Java and Maven missing is a failure with the reason, not a skip, so CI cannot pass without
-// having run these; SPARSE_SKIP_JVM=1 skips them on a developer's machine, saying why.
+// having run these; SPARSE_SKIP_JVM=1 skips them on a developer's machine, saying why (exit
+// code 77, which ctest reports as skipped).
 #pragma once
 
 #include <gtest/gtest.h>
