@@ -113,6 +113,46 @@ void KillAndWaitGone(const std::string& name) {
       << name << " is still listed after kill -w 0: " << Listed(name);
 }
 
+// `deactivate` stops a quickstart's spout: once in-flight tuples drained, no count task's total
+// moves; `activate` makes them grow again.
+void DeactivateThenActivate(const std::string& name, const std::string& id,
+                            const fs::path& project) {
+  const RunResult off = Sparse({"deactivate", name}, project);
+  ASSERT_EQ(off.exit_code, 0) << Show(off);
+  EXPECT_EQ(Listed(name)["status"], "INACTIVE");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const auto totals = CountTotals(id);
+        for (const auto& [pid, t] : totals) {
+          if (t.size() < 3 || t[t.size() - 1] != t[t.size() - 2] ||
+              t[t.size() - 2] != t[t.size() - 3]) {
+            return false;
+          }
+        }
+        return true;
+      },
+      kChangeLimit))
+      << "the counts kept moving after deactivate";
+  const auto frozen = CountTotals(id);
+  // Two more ticks of each task (2 s apart) must report the same totals.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const auto now = CountTotals(id);
+        for (const auto& [pid, t] : now) {
+          const auto before = frozen.find(pid);
+          if (t.size() < (before == frozen.end() ? 0 : before->second.size()) + 2) return false;
+        }
+        return true;
+      },
+      kChangeLimit));
+  EXPECT_EQ(Latest(CountTotals(id)), Latest(frozen)) << "a deactivated spout emitted";
+
+  const RunResult on = Sparse({"activate", name}, project);
+  ASSERT_EQ(on.exit_code, 0) << Show(on);
+  EXPECT_EQ(Listed(name)["status"], "ACTIVE");
+  EXPECT_TRUE(CountsGrow(id, kChangeLimit)) << "the spout did not resume after activate";
+}
+
 TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill) {
   testing::TempDir dir;
   ASSERT_EQ(RunSparse({"quickstart", "pyqs"}, dir.path()).exit_code, 0);
@@ -137,40 +177,7 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
   EXPECT_TRUE(std::regex_search(table.out, std::regex("py-wordcount +ACTIVE +1 +4 +4 ")))
       << table.out;
 
-  // Deactivated, the spout stops: once in-flight tuples drained, no task's total moves.
-  const RunResult off = Sparse({"deactivate", "py-wordcount"}, project);
-  ASSERT_EQ(off.exit_code, 0) << Show(off);
-  EXPECT_EQ(Listed("py-wordcount")["status"], "INACTIVE");
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        const auto totals = CountTotals(id);
-        for (const auto& [pid, t] : totals) {
-          if (t.size() < 3 || t[t.size() - 1] != t[t.size() - 2] ||
-              t[t.size() - 2] != t[t.size() - 3]) {
-            return false;
-          }
-        }
-        return true;
-      },
-      kChangeLimit))
-      << "the counts kept moving after deactivate";
-  const auto frozen = CountTotals(id);
-  // Two more ticks of each task (2 s apart) must report the same totals.
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        const auto now = CountTotals(id);
-        for (const auto& [pid, t] : now) {
-          if (t.size() < frozen.at(pid).size() + 2) return false;
-        }
-        return true;
-      },
-      kChangeLimit));
-  EXPECT_EQ(Latest(CountTotals(id)), Latest(frozen)) << "a deactivated spout emitted";
-
-  const RunResult on = Sparse({"activate", "py-wordcount"}, project);
-  ASSERT_EQ(on.exit_code, 0) << Show(on);
-  EXPECT_EQ(Listed("py-wordcount")["status"], "ACTIVE");
-  EXPECT_TRUE(CountsGrow(id, kChangeLimit)) << "the spout did not resume after activate";
+  DeactivateThenActivate("py-wordcount", id, project);
 
   // Rebalance to one count executor (two tasks stay): 4 executors become 3.
   const RunResult re = Sparse({"rebalance", "py-wordcount", "-e", "count=1", "-w", "0"}, project);
@@ -187,7 +194,7 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
   KillAndWaitGone("py-wordcount");
 }
 
-TEST(RealStorm, CppQuickstartRunsItsBinariesInTheWorker) {
+TEST(RealStorm, CppQuickstartRunsItsBinariesInTheWorkerAndPausesWhenDeactivated) {
   testing::TempDir dir;
   ASSERT_EQ(RunSparse({"quickstart", "cq", "--lang", "cpp"}, dir.path()).exit_code, 0);
   // submit builds the two binaries into src/bin/ first; the jar carries them.
@@ -197,6 +204,7 @@ TEST(RealStorm, CppQuickstartRunsItsBinariesInTheWorker) {
       << "no growing counts from the C++ count tasks in the worker log\n"
       << testing::ClusterLogTails();
   EXPECT_EQ(Listed("cpp-wordcount")["status"], "ACTIVE");
+  DeactivateThenActivate("cpp-wordcount", id, dir.path() / "cq");
   KillAndWaitGone("cpp-wordcount");
 }
 
@@ -308,13 +316,19 @@ TEST(RealStorm, StormsRefusalsAreClearMessages) {
     EXPECT_TRUE(Listed(bad).is_null()) << bad;
   }
 
-  // Submitted inactive, then the same name again: taken.
+  // Submitted inactive, then the same name again: taken; with --force, replaced.
   const RunResult first = Sparse({"submit", "-n", "taken", "--inactive"}, project);
   ASSERT_EQ(first.exit_code, 0) << Show(first);
   EXPECT_EQ(Listed("taken")["status"], "INACTIVE");
   const RunResult again = Sparse({"submit", "-n", "taken"}, project);
   EXPECT_EQ(again.exit_code, 5) << Show(again);
   EXPECT_TRUE(Contains(again.err, "a topology named `taken` is already alive")) << again.err;
+  const RunResult forced =
+      Sparse({"submit", "-n", "taken", "--inactive", "--force", "--wait", "0"}, project);
+  ASSERT_EQ(forced.exit_code, 0) << Show(forced);
+  EXPECT_TRUE(Contains(forced.err, "`taken` is gone")) << forced.err;
+  EXPECT_NE(forced.out, first.out) << "a new topology id";
+  EXPECT_EQ(Listed("taken")["id"], forced.out.substr(0, forced.out.find('\n')));
   KillAndWaitGone("taken");
 
   // Operations on a topology Storm does not know.
