@@ -204,12 +204,13 @@ topology.message.timeout.secs) so tuples in flight can finish, then removes it.
 
 Examples:
   sparse kill wordcount -e prod
-  sparse kill wordcount --nimbus localhost:6627 --wait 0)");
+  sparse kill wordcount --nimbus localhost:6627 -w 0)");
     cmd->add_option("name", args->name, "Topology name (default: the project's only topology)");
     cmd->add_option("-n,--name", args->name, "Topology name (streamparse's flag)");
     AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
     AddIgnoredStreamparseFlags(*cmd, "kill");
-    cmd->add_option("--wait", args->wait, "Seconds Storm waits before removing it")
+    // -w is Storm's own flag (`storm kill NAME -w 10`).
+    cmd->add_option("-w,--wait", args->wait, "Seconds Storm waits before removing it")
         ->check(CLI::Range(0, 100000000));
     SetAction(cmd, args, action, [](const NameArgs& a) { return Kill(a); });
   }
@@ -229,18 +230,20 @@ Examples:
     auto args = std::make_shared<RebalanceArgs>();
     CLI::App* cmd = app.add_subcommand(
         "rebalance", "Change a running topology's number of workers or executors");
-    cmd->footer(R"(Here -e sets executors, as in Storm's own CLI; the environment is --env.
+    cmd->footer(
+        R"(Here -e, -n and -w are Storm's own flags (`storm rebalance NAME -w 5 -n 4 -e count=8`);
+the environment is --env.
 
 Examples:
   sparse rebalance wordcount --env prod --workers 4
   sparse rebalance wordcount --nimbus localhost:6627 -e count=8 -e words=2 --wait 5)");
     cmd->add_option("name", args->name, "Topology name")->required();
     AddNimbusOptions(cmd, args->target, "--env");
-    cmd->add_option("--workers", args->workers, "New number of worker processes");
+    cmd->add_option("-n,--workers", args->workers, "New number of worker processes");
     cmd->add_option("-e,--executors", args->executors,
                     "COMPONENT=N: new number of executors of a component; repeatable")
         ->allow_extra_args(false);
-    cmd->add_option("--wait", args->wait,
+    cmd->add_option("-w,--wait", args->wait,
                     "Seconds Storm deactivates the topology before redistributing it")
         ->check(CLI::Range(0, 100000000));
     SetAction(cmd, args, action, [](const RebalanceArgs& a) { return Rebalance(a); });

@@ -102,6 +102,37 @@ gen::ComponentCommon ToCommon(const ComponentDef& c, const nlohmann::json& overr
   return common;
 }
 
+// Whether a worker talks JSON to `c`: topology.multilang.serializer from the overrides, else the
+// component's config, else the topology's; Storm's default is its JsonSerializer.
+bool SpeaksJsonOnStorm(const Topology& topology, const ComponentDef& c,
+                       const nlohmann::json& overrides) {
+  constexpr const char* kKey = "topology.multilang.serializer";
+  for (const nlohmann::json* conf : {&overrides, &c.config, &topology.config}) {
+    if (conf->is_object() && conf->contains(kKey)) {
+      const auto& v = (*conf)[kKey];
+      return !v.is_string() || v.get<std::string>() == "org.apache.storm.multilang.JsonSerializer";
+    }
+  }
+  return true;
+}
+
+// Storm 2.6 moved its multilang JSON to json-smart, which reads a small number as an Integer,
+// and its JsonSerializer still casts an emit's `task` to Long: every direct emit of a shell
+// component throws ClassCastException and the worker dies (seen on a real 2.8.3 cluster; the
+// cast is unchanged up to 2.8.8). No JSON spelling of a task id reads as a Long, so sparse can
+// only say so.
+void WarnDirectStreams(const ComponentDef& c, std::vector<Diagnostic>& warnings) {
+  for (const auto& s : c.streams) {
+    if (!s.direct) continue;
+    warnings.push_back(
+        {s.where, "`" + c.id + "` declares the direct stream `" + s.id +
+                      "`: Storm 2.6 and later fail a shell component's direct emit under the " +
+                      "JSON serializer (ClassCastException: Integer cannot be cast to Long; the " +
+                      "worker dies), so on such a cluster set topology.multilang.serializer to " +
+                      "another serializer your workers have, or use another grouping"});
+  }
+}
+
 nlohmann::json StreamsJson(const ComponentDef& c) {
   nlohmann::json streams = nlohmann::json::object();
   for (const auto& s : c.streams) {
@@ -169,6 +200,20 @@ std::optional<std::string> CheckTopologyName(const std::string& name) {
   if (name.find_first_of("/.:\\") != std::string::npos) {
     return "topology name `" + name + "` must not contain any of / . : \\ (Nimbus refuses them)";
   }
+  // Nimbus names the topology's blobs `<id>-stormjar.jar` etc., and its blob store takes only
+  // [A-Za-z0-9_ \t.-] in a key (anything else fails the submit with an internal error), while a
+  // supervisor keeps a topology in a folder named by the URL-encoded id, so a space or tab makes it
+  // fail when the topology is killed (Storm 2.8.3: the supervisor exits). Letters, digits, '-' and
+  // '_' are safe everywhere.
+  for (const char c : name) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_';
+    if (!safe) {
+      return "topology name `" + name +
+             "` may use only letters, digits, '-' and '_' (Storm's blob store refuses other "
+             "characters, and a supervisor fails on spaces)";
+    }
+  }
   return std::nullopt;
 }
 
@@ -179,6 +224,7 @@ Conversion ToStormTopology(const Topology& topology, const nlohmann::json& overr
   Conversion out;
   out.topology.state_spouts.clear();
   for (const auto& c : topology.components) {
+    if (SpeaksJsonOnStorm(topology, c, overrides)) WarnDirectStreams(c, out.warnings);
     const auto argv = LauncherArgv(c.id);
     gen::ShellComponent shell;
     shell.__set_execution_command(argv[0]);

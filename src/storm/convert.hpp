@@ -26,7 +26,7 @@ namespace sparse::storm {
 // the same stream), each with the file and line it comes from. Empty when it can be submitted.
 std::vector<runtime::Diagnostic> CheckSubmittable(const runtime::Topology& topology);
 
-// Why Nimbus would refuse `name` as a topology name, if it would.
+// Why Nimbus would refuse `name` as a topology name, or a Storm cluster fail on it, if it would.
 std::optional<std::string> CheckTopologyName(const std::string& name);
 
 struct Conversion {

@@ -370,6 +370,13 @@ TEST(Kill, SendsNameAndWait) {
       RunSparse({"kill", "wordcount", "--nimbus", nimbus.address().ToString()}, dir.path());
   EXPECT_EQ(r2.exit_code, 0) << Show(r2);
   EXPECT_FALSE(nimbus.kills().at(1).second.__isset.wait_secs);
+  // `-w`, as Storm's own CLI spells it (`storm kill NAME -w 0`).
+  const auto r3 = RunSparse(
+      {"kill", "wordcount", "-w", "0", "--nimbus", nimbus.address().ToString()}, dir.path());
+  EXPECT_EQ(r3.exit_code, 0) << Show(r3);
+  const auto third = nimbus.kills().at(2).second;
+  EXPECT_TRUE(third.__isset.wait_secs);
+  EXPECT_EQ(third.wait_secs, 0);
 }
 
 TEST(Kill, UnknownTopologyIsNotAlive) {
@@ -408,6 +415,23 @@ TEST(Rebalance, SendsWorkersExecutorsAndWait) {
   EXPECT_EQ(o.wait_secs, 7);
   EXPECT_EQ(o.num_workers, 3);
   EXPECT_EQ(o.num_executors, (std::map<std::string, std::int32_t>{{"count", 4}, {"words", 2}}));
+}
+
+TEST(Rebalance, TakesStormsShortFlags) {
+  // `storm rebalance NAME -w 7 -n 3 -e count=4`, as Storm's own CLI spells it.
+  FakeNimbus nimbus;
+  nimbus.AddTopology("wordcount");
+  testing::TempDir dir;
+  const auto r = RunSparse({"rebalance", "wordcount", "--nimbus", nimbus.address().ToString(), "-w",
+                            "7", "-n", "3", "-e", "count=4"},
+                           dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  const auto rebalances = nimbus.rebalances();
+  ASSERT_EQ(rebalances.size(), 1u);
+  const auto& o = rebalances[0].second;
+  EXPECT_EQ(o.wait_secs, 7);
+  EXPECT_EQ(o.num_workers, 3);
+  EXPECT_EQ(o.num_executors, (std::map<std::string, std::int32_t>{{"count", 4}}));
 }
 
 TEST(Rebalance, MalformedExecutorIsAUsageError) {

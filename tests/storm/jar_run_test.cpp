@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "counts_fixture.hpp"
 #include "process.hpp"
 #include "storm/zip.hpp"
 
@@ -19,27 +20,10 @@ std::string Show(const RunResult& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
 }
 
-// The words the counts fixture's spout emits (spouts/numbers.py), counted.
-std::map<std::string, int> ExpectedCounts() {
-  const char* words[] = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"};
-  std::map<std::string, int> out;
-  for (int i = 0; i < 500; ++i) ++out[words[(i * i + 3 * i) % 7]];
-  return out;
-}
-
 // Sums the count-<task>.json files the count bolt tasks wrote into `dir`.
 std::map<std::string, int> ReadCounts(const fs::path& dir) {
-  std::map<std::string, int> out;
   int files = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("count-", 0) != 0 || e.path().extension() != ".json") continue;
-    ++files;
-    const nlohmann::json counts = nlohmann::json::parse(testing::ReadFile(e.path()));
-    for (const auto& [word, n] : counts.items()) {
-      out[word] += n.get<int>();
-    }
-  }
+  auto out = testing::SumCounts(dir, files);
   EXPECT_EQ(files, 2) << "one file per count task in " << dir;
   return out;
 }
@@ -77,7 +61,7 @@ TEST(JarRun, GivesTheSameCountsAsSparseRun) {
   ASSERT_EQ(via_jar.exit_code, 0) << Show(via_jar);
   EXPECT_TRUE(via_jar.err.find("_sparse/topology.yaml") != std::string::npos) << via_jar.err;
 
-  const auto expected = ExpectedCounts();
+  const auto expected = testing::ExpectedCounts();
   EXPECT_EQ(ReadCounts(dir.path() / "direct"), expected);
   EXPECT_EQ(ReadCounts(dir.path() / "jar"), expected);
   for (const char* id : {"numbers", "count"}) {

@@ -57,11 +57,18 @@ void CopyFixture(const std::string& name, const fs::path& dest) {
 
 RunResult RunSparse(const std::vector<std::string>& args, const fs::path& cwd,
                     std::chrono::seconds timeout, const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv = {SparseBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto vars = env;
+  vars.emplace("NO_COLOR", "1");
+  return RunProgram(argv, cwd, timeout, vars);
+}
+
+RunResult RunProgram(std::vector<std::string> argv, const fs::path& cwd,
+                     std::chrono::seconds timeout, const std::map<std::string, std::string>& env) {
   TempDir io;
   const std::string out_path = (io.path() / "out").string();
   const std::string err_path = (io.path() / "err").string();
-  std::vector<std::string> argv = {SparseBinary()};
-  argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -72,7 +79,6 @@ RunResult RunSparse(const std::vector<std::string>& args, const fs::path& cwd,
     const auto eq = kv.find('=');
     if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  vars["NO_COLOR"] = "1";
   for (const auto& [k, v] : env) vars[k] = v;
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : vars) env_strings.push_back(k + "=" + v);
@@ -91,7 +97,7 @@ RunResult RunSparse(const std::vector<std::string>& args, const fs::path& cwd,
   posix_spawn_file_actions_destroy(&fa);
   RunResult r;
   if (rc != 0) {
-    r.err = "cannot start " + SparseBinary();
+    r.err = "cannot start " + argv[0];
     return r;
   }
   // Polls for the exit only to enforce the timeout; the result never depends on timing.

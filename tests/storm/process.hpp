@@ -15,8 +15,14 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `sparse ARGS...` in `cwd` with stdin from /dev/null; kills it after `timeout`.
+// Runs `argv` (argv[0] a path) in `cwd` with stdin from /dev/null and stdout/stderr into
+// files (so a daemon it leaves behind cannot hold the test up); kills it after `timeout`.
 // `env` entries are added to (or replace in) the test's environment.
+RunResult RunProgram(std::vector<std::string> argv, const std::filesystem::path& cwd,
+                     std::chrono::seconds timeout,
+                     const std::map<std::string, std::string>& env = {});
+
+// RunProgram of `sparse ARGS...`, with NO_COLOR=1.
 RunResult RunSparse(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                     std::chrono::seconds timeout = std::chrono::seconds(120),
                     const std::map<std::string, std::string>& env = {});
