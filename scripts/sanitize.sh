@@ -17,15 +17,19 @@ jobs="${SPARSE_JOBS:-$(nproc)}"
 cmake -S "$root" -B "$build" -DSPARSE_SANITIZE=ON -DSPARSE_WERROR=OFF -DSPARSE_BUILD_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
   "-DCMAKE_INSTALL_PREFIX=$build/_install" >/dev/null
-# --quick (what CI runs, to stay within its time budget on 2 cores): the unit tests of the wire,
-# the runtime, the web server and the Kafka units only; no `sparse` binary, no integration tests.
-quick=0
-if [ "${1:-}" = "--quick" ]; then
-  quick=1
-  shift
-fi
-if [ "$quick" = 1 ]; then
-  cmake --build "$build" -j "$jobs" --target multilang_test runtime_test web_test kafka_unit_test
+# --quick: the unit tests of the wire, the runtime, the web server and the Kafka units only; no
+# `sparse` binary, no integration tests. --ci (what CI runs, to stay within its time budget on 2
+# cores): those, and the core integration subset below, which needs the sanitized `sparse`.
+mode=full
+case "${1:-}" in
+  --quick) mode=quick; shift ;;
+  --ci) mode=ci; shift ;;
+esac
+units=(multilang_test runtime_test web_test kafka_unit_test)
+if [ "$mode" = quick ]; then
+  cmake --build "$build" -j "$jobs" --target "${units[@]}"
+elif [ "$mode" = ci ]; then
+  cmake --build "$build" -j "$jobs" --target "${units[@]}" integration_test
 else
   # Only what the chosen tests need (their targets pull in `sparse`, the adapters and fixtures).
   cmake --build "$build" -j "$jobs" --target \
@@ -51,15 +55,20 @@ export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1
 # components. Left out: Backpressure.SlowBoltKeepsRuntimeMemoryBounded (measures the runtime's
 # RSS, which ASan's shadow memory and quarantine inflate), the Cpp.* and web/kafka end-to-end
 # tests (they compile projects or need the browser; the units above cover their code).
-integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Violations/|InvalidTuple/|Msgpack\.|Misbehaving\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts))'
+integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Modes/Violations\.|Issue18/InvalidTuple\.|Issue18/InvalidMessageId\.|Msgpack\.|Misbehaving\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts))'
 
 cd "$build"
 status=0
-if [ "$quick" = 1 ]; then
-  for test in multilang_test runtime_test web_test kafka_unit_test; do
+if [ "$mode" != full ]; then
+  for test in "${units[@]}"; do
     echo "sanitize: $test"
     "$build/bin/$test" --gtest_brief=1 "$@" || status=1
   done
+  if [ "$mode" = ci ]; then
+    echo "sanitize: the core integration subset"
+    ctest --output-on-failure -j "${SPARSE_TEST_JOBS:-2}" --timeout 600 -L '^integration$' \
+      -R "$integration" "$@" || status=1
+  fi
 else
   ctest --output-on-failure -j "${SPARSE_TEST_JOBS:-2}" --timeout 600 -L '^sanitize$' "$@" || status=1
   ctest --output-on-failure -j "${SPARSE_TEST_JOBS:-2}" --timeout 600 -L '^integration$' \

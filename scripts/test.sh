@@ -13,11 +13,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
 (cd "${SPARSE_BUILD_DIR:-$root/build}" &&
   ctest --output-on-failure -j "${SPARSE_TEST_JOBS:-2}" --timeout 600 "$@") || status=1
-# Hardening (docs/testing.md, docs/fuzzing.md): the unit tests under ASan + UBSan, and every
-# libFuzzer target on its seeds plus a few seconds of fuzzing. Run with `ctest` args, these are
+# Hardening (docs/testing.md, docs/fuzzing.md): the unit tests and a core integration subset
+# under ASan + UBSan, and every libFuzzer target on its seeds plus a few seconds of fuzzing. Run with `ctest` args, these are
 # skipped (a label or -R selects a group of the ctest suite only).
 if [ "$#" -eq 0 ]; then
-  "$root/scripts/sanitize.sh" --quick || status=1
+  "$root/scripts/sanitize.sh" --ci || status=1
   "$root/scripts/fuzz.sh" --smoke || status=1
 fi
 exit "$status"
