@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/nearest_name.hpp"
 #include "runtime/yaml_json.hpp"
 
 namespace sparse::runtime {
@@ -118,36 +119,14 @@ std::string Number(double d) {
   return s;
 }
 
-// Levenshtein distance, cut off past `limit` (keys are short; this runs once per unknown key).
-std::size_t Distance(std::string_view a, std::string_view b, std::size_t limit) {
-  if (a.size() > b.size() + limit || b.size() > a.size() + limit) return limit + 1;
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // The known key nearest to `key`, if it is near enough to be a likely misspelling.
-const Setting* Nearest(std::string_view key) {
-  const std::size_t limit = std::max<std::size_t>(2, key.size() / 8);
-  const Setting* best = nullptr;
-  std::size_t best_distance = limit + 1;
-  for (const auto& s : Settings()) {
-    const std::size_t d = Distance(key, s.key, limit);
-    if (d < best_distance) {
-      best = &s;
-      best_distance = d;
-    }
-  }
-  return best;
+std::optional<std::string> Nearest(std::string_view key) {
+  static const std::vector<std::string> known = [] {
+    std::vector<std::string> names;
+    for (const auto& s : Settings()) names.emplace_back(s.key);
+    return names;
+  }();
+  return NearestName(key, known);
 }
 
 }  // namespace
@@ -160,8 +139,8 @@ std::vector<ConfigIssue> CheckConfig(const json& conf) {
     const json& v = it.value();
     const Setting* s = FindSetting(key);
     if (!s) {
-      const Setting* near = Nearest(key);
-      const std::string hint = near ? std::string(" (did you mean `") + near->key + "`?)" : "";
+      const auto near = Nearest(key);
+      const std::string hint = near ? " (did you mean `" + *near + "`?)" : "";
       if (key.starts_with("sparse.")) {
         issues.push_back({key, "unknown key `" + key + "`" + hint});
       } else if (near) {

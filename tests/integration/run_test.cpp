@@ -659,12 +659,13 @@ TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
 // (exit 2, file and line); a misspelt Storm key is a warning with a suggestion, and runs.
 TEST(Validation, BadConfigIsReportedAllAtOnce) {
   Sandbox sb;
-  sb.Write("topo.yaml",
-           "name: bad\nconfig:\n  topology.message.timeout.secs: \"thirty\"\n"
-           "  sparse.queue.hihg.watermark: 10\n"
-           "spouts:\n  - id: s\n    command: [a]\n    outputs: [f]\n"
-           "    config: {topology.max.spout.pending: -1}\n"
-           "bolts:\n  - {id: b, command: [a], inputs: [{from: s, grouping: fields, fields: [g]}]}\n");
+  sb.Write(
+      "topo.yaml",
+      "name: bad\nconfig:\n  topology.message.timeout.secs: \"thirty\"\n"
+      "  sparse.queue.hihg.watermark: 10\n"
+      "spouts:\n  - id: s\n    command: [a]\n    outputs: [f]\n"
+      "    config: {topology.max.spout.pending: -1}\n"
+      "bolts:\n  - {id: b, command: [a], inputs: [{from: s, grouping: fields, fields: [g]}]}\n");
   auto r = sb.Run({"run", "topo.yaml", "-o", "topology.max.spout.pending=abc"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   for (const char* want :
@@ -684,7 +685,8 @@ TEST(Validation, MisspeltStormKeyWarnsAndRuns) {
   sb.Write("topo.yaml", R"(name: typo
 config: {topology.max.spout.pendng: 10, test.sentences: ["a"], test.repeat: 1}
 spouts:
-  - {id: sentences, command: )" + Py("SentenceSpout") +
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
                             R"(, outputs: [sentence]}
 )");
   auto r = sb.Run(RunArgs(sb));
@@ -713,6 +715,33 @@ TEST(Validation, YamlAliasBombExitsTwoWithFileAndLine) {
   auto r = sb.Run({"run", "topo.yaml"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("topo.yaml:7: `config` expands to more than"), std::string::npos) << r.err;
+}
+
+// Issue 15: bare `sparse` said "A subcommand is required"; a misspelt command or flag said only
+// that it was not expected.
+TEST(Cli, BareSparsePrintsTheHelp) {
+  Sandbox sb;
+  auto r = sb.Run({});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: sparse [OPTIONS] SUBCOMMAND"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("quickstart"), std::string::npos) << r.out;
+}
+
+TEST(Cli, MisspeltCommandsAndFlagsGetTheNearestName) {
+  Sandbox sb;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"rn", "x.yaml"}, "unknown command `rn` (did you mean `run`?)"},
+      {{"run", "--stop-whn-idle", "1", "x.yaml"},
+       "unknown option `--stop-whn-idle` for `sparse run` (did you mean `--stop-when-idle`?)"},
+      {{"kill", "x", "--nimbs", "h:1"},
+       "unknown option `--nimbs` for `sparse kill` (did you mean `--nimbus`?)"},
+      {{"--verison"}, "unknown option `--verison` for `sparse` (did you mean `--version`?)"},
+  };
+  for (const auto& [args, want] : cases) {
+    auto r = sb.Run(args);
+    EXPECT_EQ(r.exit_code, 1) << want;
+    EXPECT_NE(r.err.find("sparse: error: " + want), std::string::npos) << r.err;
+  }
 }
 
 TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
