@@ -1,5 +1,6 @@
 #include "runtime/component_logs.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -35,14 +36,7 @@ ComponentLogs::ComponentLogs(std::filesystem::path dir, std::uint64_t max_bytes,
 void ComponentLogs::Write(const std::string& component, int task, std::string_view level,
                           std::string_view msg) {
   if (dir_.empty()) return;
-  auto& f = files_[component];
-  if (!f.out) {
-    const auto path = dir_ / (component + ".log");
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    f.bytes = ec ? 0 : size;
-    f.out = std::make_unique<std::ofstream>(path, std::ios::app);
-  }
+  File& f = Open(component);
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   const auto ms =
@@ -53,12 +47,42 @@ void ComponentLogs::Write(const std::string& component, int task, std::string_vi
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
   char msbuf[8];
   std::snprintf(msbuf, sizeof msbuf, ".%03d", static_cast<int>(ms));
-  const std::string task_text = std::to_string(task);
-  const std::uint64_t line_bytes = std::strlen(buf) + std::strlen(msbuf) + 6 + task_text.size() +
-                                   1 + level.size() + 1 + msg.size() + 1;
-  if (f.bytes > 0 && f.bytes + line_bytes > max_bytes_) Rotate(component, f);
-  *f.out << buf << msbuf << " task=" << task_text << ' ' << level << ' ' << msg << '\n';
-  f.bytes += line_bytes;
+  std::string line = std::string(buf) + msbuf + " task=" + std::to_string(task) + ' ';
+  line.append(level);
+  line.push_back(' ');
+  line.append(msg);
+  Append(component, f, line);
+}
+
+void ComponentLogs::BeginRun(const std::vector<std::string>& components,
+                             std::string_view topology) {
+  if (dir_.empty()) return;
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  const std::string line = std::string("===== ") + buf + " run of `" + std::string(topology) +
+                           "` started (sparse pid " + std::to_string(::getpid()) + ") =====";
+  for (const auto& c : components) Append(c, Open(c), line);
+}
+
+ComponentLogs::File& ComponentLogs::Open(const std::string& component) {
+  auto& f = files_[component];
+  if (!f.out) {
+    const auto path = dir_ / (component + ".log");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    f.bytes = ec ? 0 : size;
+    f.out = std::make_unique<std::ofstream>(path, std::ios::app);
+  }
+  return f;
+}
+
+void ComponentLogs::Append(const std::string& component, File& file, const std::string& line) {
+  if (file.bytes > 0 && file.bytes + line.size() + 1 > max_bytes_) Rotate(component, file);
+  *file.out << line << '\n';
+  file.bytes += line.size() + 1;
 }
 
 void ComponentLogs::Rotate(const std::string& component, File& file) {

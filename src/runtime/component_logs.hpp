@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sparse::runtime {
 
@@ -24,6 +25,9 @@ class ComponentLogs {
   explicit ComponentLogs(std::filesystem::path dir, std::uint64_t max_bytes = kDefaultMaxBytes,
                          int backups = kDefaultBackups);
   void Write(const std::string& component, int task, std::string_view level, std::string_view msg);
+  // Writes a separator line into every component's log at the start of a run, so one run's lines
+  // are told from the last one's (also for a component that never logs in this run).
+  void BeginRun(const std::vector<std::string>& components, std::string_view topology);
   void Flush();
   const std::filesystem::path& dir() const { return dir_; }
 
@@ -33,6 +37,8 @@ class ComponentLogs {
     std::uint64_t bytes = 0;  // the file's size, including what it held before this run
   };
   void Rotate(const std::string& component, File& file);
+  File& Open(const std::string& component);
+  void Append(const std::string& component, File& file, const std::string& line);  // with '\n'
 
   std::filesystem::path dir_;
   std::uint64_t max_bytes_;

@@ -113,6 +113,11 @@ RunStatus LocalCluster::Run() {
     ArmSignals();
   }
   started_at_ = last_activity_ = last_snapshot_at_ = Clock::now();
+  {
+    std::vector<std::string> ids;
+    for (const auto& c : plan_.components) ids.push_back(c.id);
+    logs_.BeginRun(ids, plan_.topology ? plan_.topology->name : std::string());
+  }
   CreateTasks();
   if (observer_) observer_->OnStarting(0, plan_.num_tasks());
   StartTasksFrom(1);

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace sparse::runtime {
 namespace {
@@ -63,6 +64,36 @@ TEST(ComponentLogs, CountsWhatTheFileAlreadyHeld) {
   }
   EXPECT_TRUE(fs::exists(tmp.dir / "old.log.1"));
   EXPECT_LE(fs::file_size(tmp.dir / "old.log"), 4096u);
+}
+
+// Issue 15: one run's lines could not be told from the previous run's in a log; each run now
+// starts with a separator in every component's log, also one that logs nothing in that run.
+TEST(ComponentLogs, EachRunStartsWithASeparatorInEveryLog) {
+  TempDir tmp;
+  for (int run = 0; run < 2; ++run) {
+    ComponentLogs logs(tmp.dir);
+    logs.BeginRun({"chatty", "quiet"}, "topo");
+    logs.Write("chatty", 1, "INFO", "run " + std::to_string(run));
+    logs.Flush();
+  }
+  auto lines = [&](const std::string& component) {
+    std::ifstream in(tmp.dir / (component + ".log"));
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const auto quiet = lines("quiet");
+  ASSERT_EQ(quiet.size(), 2u);
+  const auto chatty = lines("chatty");
+  ASSERT_EQ(chatty.size(), 4u);
+  for (const auto& l : {quiet[0], quiet[1], chatty[0], chatty[2]}) {
+    EXPECT_TRUE(l.starts_with("===== ")) << l;
+    EXPECT_NE(l.find(" run of `topo` started (sparse pid " + std::to_string(::getpid()) + ")"),
+              std::string::npos)
+        << l;
+  }
+  EXPECT_TRUE(chatty[1].ends_with("task=1 INFO run 0")) << chatty[1];
+  EXPECT_TRUE(chatty[3].ends_with("task=1 INFO run 1")) << chatty[3];
 }
 
 }  // namespace
