@@ -5,6 +5,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -57,11 +58,8 @@ void Limit(http::request_parser<http::string_body>& parser) {
 // loopback address, then the handler with the parsed target (its exceptions become a 500).
 HttpResponse Answer(const http::request<http::string_body>& req, bool loopback,
                     const HttpHandler& handler) {
-  HttpResponse bad;
-  bad.content_type = "text/plain; charset=utf-8";
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
-    bad.status = 405;
-    bad.body = "only GET and HEAD\n";
+    HttpResponse bad = JsonError(405, "only GET and HEAD");
     bad.headers["Allow"] = "GET, HEAD";
     return bad;
   }
@@ -69,21 +67,28 @@ HttpResponse Answer(const http::request<http::string_body>& req, bool loopback,
     const auto host = req.find(http::field::host);
     if (host != req.end() &&
         !IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())))) {
-      bad.status = 403;
-      bad.body = "this server only answers requests for a loopback host name\n";
-      return bad;
+      return JsonError(403, "this server only answers requests for a loopback host name");
     }
   }
   try {
     return handler(ParseTarget(std::string_view(req.target().data(), req.target().size())));
   } catch (const std::exception& e) {
-    bad.status = 500;
-    bad.body = std::string("internal error: ") + e.what() + "\n";
-    return bad;
+    return JsonError(500, std::string("internal error: ") + e.what());
   }
 }
 
 }  // namespace
+
+HttpResponse JsonError(int status, const std::string& message) {
+  HttpResponse r;
+  r.status = status;
+  const auto reason = http::obsolete_reason(static_cast<http::status>(status));
+  r.body = nlohmann::json{{"error", std::string(reason.data(), reason.size())},
+                          {"errorMessage", message}}
+               .dump();
+  r.headers["Cache-Control"] = "no-store";
+  return r;
+}
 
 std::string PercentDecode(std::string_view text, bool plus_is_space) {
   std::string out;

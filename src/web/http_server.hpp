@@ -34,6 +34,10 @@ struct HttpResponse {
   std::map<std::string, std::string> headers;  // extra headers
 };
 
+// An error in Storm UI's shape, for every error the server answers (400, 403, 404, 405, 500):
+// {"error": "<reason phrase>", "errorMessage": "<message>"}, not cached.
+HttpResponse JsonError(int status, const std::string& message);
+
 // Decodes %XX and (in queries) '+'. Invalid escapes are kept as they are.
 std::string PercentDecode(std::string_view text, bool plus_is_space);
 // Splits a request target into a decoded path and query parameters.

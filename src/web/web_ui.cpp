@@ -14,10 +14,8 @@ HttpResponse Json(int status, const nlohmann::json& body) {
   return r;
 }
 
-// Storm UI's error shape.
 HttpResponse Error(int status, const std::string& message) {
-  return Json(status,
-              {{"error", status == 404 ? "Not Found" : "Bad Request"}, {"errorMessage", message}});
+  return JsonError(status, message);
 }
 
 HttpResponse Page(const Asset& a) {

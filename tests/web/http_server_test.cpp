@@ -115,6 +115,11 @@ TEST(HttpServer, RefusesOtherMethodsAndForeignHosts) {
                   "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
                   "Connection: close\r\n\r\nhi");
   EXPECT_EQ(post.rfind("HTTP/1.1 405", 0), 0u) << post;
+  // Storm UI's error shape, as every other error of the API.
+  EXPECT_NE(post.find("Content-Type: application/json"), std::string::npos) << post;
+  EXPECT_NE(post.find(R"({"error":"Method Not Allowed","errorMessage":"only GET and HEAD"})"),
+            std::string::npos)
+      << post;
   // DNS rebinding: a page on evil.example resolving its name to 127.0.0.1.
   const std::string foreign = RawExchange(
       server.port(), "GET / HTTP/1.1\r\nHost: evil.example:8080\r\nConnection: close\r\n\r\n");
