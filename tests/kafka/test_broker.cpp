@@ -72,6 +72,10 @@ std::string BrokerKindName(const ::testing::TestParamInfo<BrokerKind>& info) {
   return info.param == BrokerKind::kReal ? "Real" : "Embedded";
 }
 
+void PrintTo(BrokerKind kind, std::ostream* out) {
+  *out << (kind == BrokerKind::kReal ? "Real" : "Embedded");
+}
+
 std::string TestBroker::Unique(const std::string& base) {
   static std::atomic<int> next{0};
   return base + "-" + std::to_string(++next);

@@ -22,8 +22,9 @@ namespace sparse::kafka::testing {
 
 enum class BrokerKind { kEmbedded, kReal };
 
-// For INSTANTIATE_TEST_SUITE_P's name generator: "Embedded" or "Real".
+// For INSTANTIATE_TEST_SUITE_P's name generator, and gtest's messages: "Embedded" or "Real".
 std::string BrokerKindName(const ::testing::TestParamInfo<BrokerKind>& info);
+void PrintTo(BrokerKind kind, std::ostream* out);
 
 class TestBroker {
  public:
