@@ -140,8 +140,12 @@ appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = file
 EOF
-  # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding.
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding; not one starting
+  # with '-', which kafka-storage's argument parser would take for an option.
+  cluster_id=-
+  while [ "${cluster_id#-}" != "$cluster_id" ]; do
+    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  done
   local jvm=("$java" -Djava.awt.headless=true -Dlog4j2.configurationFile="$dir/log4j2.properties"
     -cp "$jars/*")
   if ! "${jvm[@]}" kafka.tools.StorageTool format -t "$cluster_id" \
