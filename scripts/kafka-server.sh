@@ -73,7 +73,7 @@ fetch() {
 }
 
 check_java() {
-  command -v "$java" >/dev/null 2>&1 || die "$java not found: Kafka needs Java >= 17 (scripts/setup.sh installs openjdk-17-jre-headless)"
+  command -v "$java" >/dev/null 2>&1 || die "$java not found: Kafka needs Java >= 17 (scripts/setup.sh installs default-jdk-headless)"
   local major
   major="$("$java" -XshowSettings:properties -version 2>&1 |
     sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p')"

@@ -3,9 +3,12 @@
 // Both read the same topic, from the earliest offset, over loopback TCP: of an embedded broker
 // in this process (`--broker embedded`, the default), or of a real Apache Kafka broker started
 // with scripts/kafka-server.sh (`--broker real`: one JVM, stopped at the end; needs Java >= 17
-// and Maven). A benchmark, not a test: it prints numbers and asserts nothing.
+// and Maven), or of a broker already running at `--bootstrap HOST:PORT` (e.g. one from
+// `scripts/kafka-server.sh start`, to profile this process alone). A benchmark, not a test: it
+// prints numbers and asserts nothing.
 //
-//   kafka_bench [--broker embedded|real] [--records N] [--partitions P] [--value-bytes B]
+//   kafka_bench [--broker embedded|real | --bootstrap HOST:PORT] [--records N] [--partitions P]
+//   [--value-bytes B]
 //               [--runs R] [--property KEY=VALUE]...
 //               [--only spout|raw|defaults|batched|generator] [--timeline]
 //
@@ -19,6 +22,7 @@
 //
 // Results and the command that produced them go to docs/benchmarks.md ("Kafka").
 #include <sys/resource.h>
+#include <unistd.h>
 #include <algorithm>
 
 #include <chrono>
@@ -49,7 +53,9 @@ using sparse::kafka::ClientPtr;
 using sparse::kafka::ConfPtr;
 
 struct Args {
-  bool real_broker = false;  // --broker real
+  bool real_broker = false;     // --broker real
+  std::string bootstrap;        // --bootstrap: a broker that runs already
+  std::string topic = "bench";  // "bench-<pid>" on a broker that outlives this run
   // The embedded broker keeps at most 5 MiB per partition (older records are dropped, as by
   // retention): keep records * (value_bytes + ~30) / partitions under that.
   long records = 400000;
@@ -134,7 +140,7 @@ void Produce(const std::string& bootstrap, const Args& args) {
     const std::string key = "key" + std::to_string(i);
     for (;;) {
       const auto err = rd_kafka_producev(
-          p.get(), RD_KAFKA_V_TOPIC("bench"),
+          p.get(), RD_KAFKA_V_TOPIC(args.topic.c_str()),
           RD_KAFKA_V_PARTITION(static_cast<int32_t>(i % args.partitions)),
           RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(value.data(), value.size()),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
@@ -193,14 +199,15 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, ConsumerMode 
     // Learn the partitions' leader first, as the spout does before it assigns: assigned blind,
     // librdkafka waits for its own metadata refresh before the first fetch.
     const rd_kafka_metadata_t* md = nullptr;
-    sparse::kafka::TopicPtr topic(rd_kafka_topic_new(c.get(), "bench", nullptr));
+    sparse::kafka::TopicPtr topic(rd_kafka_topic_new(c.get(), args.topic.c_str(), nullptr));
     if (rd_kafka_metadata(c.get(), 0, topic.get(), &md, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
       rd_kafka_metadata_destroy(md);
     }
   }
   auto list = sparse::kafka::NewPartitionList(args.partitions);
   for (int i = 0; i < args.partitions; ++i) {
-    rd_kafka_topic_partition_list_add(list.get(), "bench", i)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(list.get(), args.topic.c_str(), i)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
   }
   rd_kafka_assign(c.get(), list.get());
   long n = 0;
@@ -265,7 +272,8 @@ spouts:
     options:
       bootstrap_servers: )" +
                      bootstrap + R"(
-      topics: [bench]
+      topics: [)" + args.topic +
+                     R"(]
       group_id: bench-)" +
                      std::to_string(run) +
                      R"(
@@ -341,6 +349,8 @@ int main(int argc, char** argv) {
       args.only = text;
     } else if (flag == "--broker" && (text == "embedded" || text == "real")) {
       args.real_broker = text == "real";
+    } else if (flag == "--bootstrap" && !text.empty()) {
+      args.bootstrap = text;
     } else if (flag == "--records") {
       args.records = v;
     } else if (flag == "--partitions") {
@@ -350,7 +360,8 @@ int main(int argc, char** argv) {
     } else if (flag == "--runs") {
       args.runs = static_cast<int>(v);
     } else {
-      std::cerr << "usage: kafka_bench [--broker embedded|real] [--records N] [--partitions P] "
+      std::cerr << "usage: kafka_bench [--broker embedded|real | --bootstrap HOST:PORT] "
+                   "[--records N] [--partitions P] "
                    "[--value-bytes B] [--runs R] [--property KEY=VALUE]... "
                    "[--only spout|raw|defaults|batched|generator] [--timeline]\n";
       return 2;
@@ -381,14 +392,18 @@ int main(int argc, char** argv) {
   std::string error, bootstrap;
   std::unique_ptr<sparse::kafka::EmbeddedBroker> embedded;
   std::unique_ptr<sparse::kafka::testing::RealKafkaBroker> real;
-  if (args.real_broker) {
+  if (!args.bootstrap.empty()) {
+    bootstrap = args.bootstrap;
+    args.topic = "bench-" + std::to_string(getpid());
+    sparse::kafka::testing::CreateTopic(bootstrap, args.topic, args.partitions);
+  } else if (args.real_broker) {
     real = sparse::kafka::testing::RealKafkaBroker::Start(error);
     if (!real) {
       std::cerr << error << "\n";
       return 1;
     }
     bootstrap = real->bootstrap();
-    sparse::kafka::testing::CreateTopic(bootstrap, "bench", args.partitions);
+    sparse::kafka::testing::CreateTopic(bootstrap, args.topic, args.partitions);
   } else {
     embedded = sparse::kafka::EmbeddedBroker::Start(1, error);
     if (!embedded) {
@@ -396,7 +411,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     bootstrap = embedded->bootstrap();
-    embedded->CreateTopic("bench", args.partitions);
+    embedded->CreateTopic(args.topic, args.partitions);
   }
   std::cerr << "producing " << args.records << " records of " << args.value_bytes << " bytes over "
             << args.partitions << " partitions...\n";
