@@ -140,11 +140,15 @@ bolts:
 
 // The tests that need no broker of their own, or the embedded one's failure switch.
 class KafkaEndToEndEmbedded : public KafkaEndToEnd {};
+// What only a real broker can show (the embedded one has no offsets-for-times).
+class KafkaEndToEndReal : public KafkaEndToEnd {};
 
 INSTANTIATE_TEST_SUITE_P(, KafkaEndToEnd,
                          ::testing::Values(BrokerKind::kEmbedded, BrokerKind::kReal),
                          testing::BrokerKindName);
 INSTANTIATE_TEST_SUITE_P(, KafkaEndToEndEmbedded, ::testing::Values(BrokerKind::kEmbedded),
+                         testing::BrokerKindName);
+INSTANTIATE_TEST_SUITE_P(, KafkaEndToEndReal, ::testing::Values(BrokerKind::kReal),
                          testing::BrokerKindName);
 
 TEST_P(KafkaEndToEnd, CopiesEveryRecordAndCommitsAtTheEnd) {
@@ -197,6 +201,38 @@ TEST_P(KafkaEndToEnd, StartsAtTheCommitOrTheBeginningAndEarliestRereadsAll) {
   EXPECT_EQ(Stop(*second), 0) << second->Stderr();
   for (int i = 0; i < 20; ++i) expected.insert(i);
   EXPECT_EQ(OutNumbers(2), expected) << "earliest ignores the commit";
+}
+
+// `start: timestamp` in the middle of the partitions: each starts at its first record at or
+// after start_timestamp_ms (the broker's offsets-for-times).
+TEST_P(KafkaEndToEndReal, StartsAtTheFirstRecordAtOrAfterTheTimestamp) {
+  broker_->CreateTopic(in_, 2);
+  broker_->CreateTopic(out_, 2);
+  // Record i: partition i % 2, one second apart, within retention (a minute ago onwards).
+  const std::int64_t base =
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count() -
+      60'000;
+  std::vector<testing::TestRecord> records;
+  for (int i = 0; i < 20; ++i) {
+    testing::TestRecord r;
+    r.partition = i % 2;
+    r.key = "k" + std::to_string(i);
+    r.value = "v" + std::to_string(i);
+    r.timestamp = base + i * 1000;
+    records.push_back(r);
+  }
+  testing::Produce(bootstrap(), in_, records);
+  dir_.Write("copy.yaml", CopyTopology("\n      start: timestamp\n      start_timestamp_ms: " +
+                                       std::to_string(base + 9500)));
+  auto run = Run("copy.yaml", "run", {"-t", "120"});
+  ASSERT_TRUE(WaitFor(
+      *run, [&] { return AllCommitted(group_, in_, 2, 10); }, seconds(60)))
+      << run->Stderr();
+  EXPECT_EQ(Stop(*run), 0) << run->Stderr();
+  std::multiset<int> expected;
+  for (int i = 10; i < 20; ++i) expected.insert(i);
+  EXPECT_EQ(OutNumbers(2), expected);
 }
 
 // Group rebalancing: two spout tasks subscribe with one group (assignment: group); the second
