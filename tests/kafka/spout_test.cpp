@@ -474,6 +474,22 @@ TEST_P(KafkaSpoutEmbeddedTest, BrokerDownAndBackLosesNothing) {
   EXPECT_EQ(h->out().emits.size(), 40u);
 }
 
+// A real broker answers a committed-offset lookup with NOT_COORDINATOR as a whole while its
+// __consumer_offsets loads (a fresh broker's first group); librdkafka 2.0 then never fetched the
+// partition. The spout looks the offset up itself and retries.
+TEST_P(KafkaSpoutEmbeddedTest, ACommittedOffsetLookupThatFailsIsRetried) {
+  Topic(N("t"), 1);
+  testing::ProduceNumbered(bootstrap(), N("t"), 10, 1);
+  testing::Commit(bootstrap(), "g-" + N("t"), N("t"), 0, 4);
+  constexpr int16_t kOffsetFetch = 9;  // the Kafka protocol's API key
+  broker_->embedded()->FailNextRequests(kOffsetFetch, 3, RD_KAFKA_RESP_ERR_NOT_COORDINATOR);
+  auto h = Spout(N("t"));  // the default start: the committed offset
+  ASSERT_TRUE(h->RunUntil([&] { return h->out().emits.size() >= 6; }, std::chrono::seconds(30)))
+      << ::testing::PrintToString(h->out().errors);
+  h->RunFor(milliseconds(200));
+  EXPECT_EQ(Offsets(h->out()), Range(4, 10));
+}
+
 // ----- group subscription ---------------------------------------------------------------------
 
 json GroupOptions() {
