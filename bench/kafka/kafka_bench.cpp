@@ -1,11 +1,16 @@
 // Kafka spout throughput: N records consumed through the Kafka spout into a counting sink (a C++
 // built-in bolt that acks every tuple), against librdkafka consuming the same records alone.
-// Both read the same topic of an embedded broker in this process, from the earliest offset,
-// over loopback TCP. A benchmark, not a test: it prints numbers and asserts nothing.
+// Both read the same topic, from the earliest offset, over loopback TCP: of an embedded broker
+// in this process (`--broker embedded`, the default), or of a real Apache Kafka broker started
+// with scripts/kafka-server.sh (`--broker real`: one JVM, stopped at the end; needs Java >= 17
+// and Maven), or of a broker already running at `--bootstrap HOST:PORT` (e.g. one from
+// `scripts/kafka-server.sh start`, to profile this process alone). A benchmark, not a test: it
+// prints numbers and asserts nothing.
 //
-//   kafka_bench [--records N] [--partitions P] [--value-bytes B] [--runs R]
-//               [--property KEY=VALUE]... [--only spout|raw|defaults|batched|generator]
-//               [--timeline]
+//   kafka_bench [--broker embedded|real | --bootstrap HOST:PORT] [--records N] [--partitions P]
+//   [--value-bytes B]
+//               [--runs R] [--property KEY=VALUE]...
+//               [--only spout|raw|defaults|batched|generator] [--timeline]
 //
 // The librdkafka consumer runs three ways. "raw", the comparison: a plain consumer loop
 // (rd_kafka_consumer_poll, one message at a time, each destroyed once read, as most consumer
@@ -17,6 +22,7 @@
 //
 // Results and the command that produced them go to docs/benchmarks.md ("Kafka").
 #include <sys/resource.h>
+#include <unistd.h>
 #include <algorithm>
 
 #include <chrono>
@@ -27,11 +33,13 @@
 #include <string>
 #include <vector>
 
+#include "broker_helpers.hpp"
 #include "kafka/embedded_broker.hpp"
 #include "kafka/kafka_spout.hpp"
 #include "kafka/message_reaper.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/register.hpp"
+#include "real_broker.hpp"
 #include "runtime/builtin.hpp"
 #include "runtime/local_cluster.hpp"
 #include "runtime/plan.hpp"
@@ -45,6 +53,9 @@ using sparse::kafka::ClientPtr;
 using sparse::kafka::ConfPtr;
 
 struct Args {
+  bool real_broker = false;     // --broker real
+  std::string bootstrap;        // --bootstrap: a broker that runs already
+  std::string topic = "bench";  // "bench-<pid>" on a broker that outlives this run
   // The embedded broker keeps at most 5 MiB per partition (older records are dropped, as by
   // retention): keep records * (value_bytes + ~30) / partitions under that.
   long records = 400000;
@@ -129,7 +140,7 @@ void Produce(const std::string& bootstrap, const Args& args) {
     const std::string key = "key" + std::to_string(i);
     for (;;) {
       const auto err = rd_kafka_producev(
-          p.get(), RD_KAFKA_V_TOPIC("bench"),
+          p.get(), RD_KAFKA_V_TOPIC(args.topic.c_str()),
           RD_KAFKA_V_PARTITION(static_cast<int32_t>(i % args.partitions)),
           RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_VALUE(value.data(), value.size()),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
@@ -188,14 +199,15 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, ConsumerMode 
     // Learn the partitions' leader first, as the spout does before it assigns: assigned blind,
     // librdkafka waits for its own metadata refresh before the first fetch.
     const rd_kafka_metadata_t* md = nullptr;
-    sparse::kafka::TopicPtr topic(rd_kafka_topic_new(c.get(), "bench", nullptr));
+    sparse::kafka::TopicPtr topic(rd_kafka_topic_new(c.get(), args.topic.c_str(), nullptr));
     if (rd_kafka_metadata(c.get(), 0, topic.get(), &md, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
       rd_kafka_metadata_destroy(md);
     }
   }
   auto list = sparse::kafka::NewPartitionList(args.partitions);
   for (int i = 0; i < args.partitions; ++i) {
-    rd_kafka_topic_partition_list_add(list.get(), "bench", i)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(list.get(), args.topic.c_str(), i)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
   }
   rd_kafka_assign(c.get(), list.get());
   long n = 0;
@@ -260,7 +272,8 @@ spouts:
     options:
       bootstrap_servers: )" +
                      bootstrap + R"(
-      topics: [bench]
+      topics: [)" + args.topic +
+                     R"(]
       group_id: bench-)" +
                      std::to_string(run) +
                      R"(
@@ -334,6 +347,10 @@ int main(int argc, char** argv) {
       args.properties.emplace_back(text.substr(0, text.find('=')), text.substr(text.find('=') + 1));
     } else if (flag == "--only") {
       args.only = text;
+    } else if (flag == "--broker" && (text == "embedded" || text == "real")) {
+      args.real_broker = text == "real";
+    } else if (flag == "--bootstrap" && !text.empty()) {
+      args.bootstrap = text;
     } else if (flag == "--records") {
       args.records = v;
     } else if (flag == "--partitions") {
@@ -343,8 +360,9 @@ int main(int argc, char** argv) {
     } else if (flag == "--runs") {
       args.runs = static_cast<int>(v);
     } else {
-      std::cerr << "usage: kafka_bench [--records N] [--partitions P] [--value-bytes B] "
-                   "[--runs R] [--property KEY=VALUE]... "
+      std::cerr << "usage: kafka_bench [--broker embedded|real | --bootstrap HOST:PORT] "
+                   "[--records N] [--partitions P] "
+                   "[--value-bytes B] [--runs R] [--property KEY=VALUE]... "
                    "[--only spout|raw|defaults|batched|generator] [--timeline]\n";
       return 2;
     }
@@ -371,32 +389,46 @@ int main(int argc, char** argv) {
        },
        [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); }});
 
-  std::string error;
-  auto broker = sparse::kafka::EmbeddedBroker::Start(1, error);
-  if (!broker) {
-    std::cerr << error << "\n";
-    return 1;
+  std::string error, bootstrap;
+  std::unique_ptr<sparse::kafka::EmbeddedBroker> embedded;
+  std::unique_ptr<sparse::kafka::testing::RealKafkaBroker> real;
+  if (!args.bootstrap.empty()) {
+    bootstrap = args.bootstrap;
+    args.topic = "bench-" + std::to_string(getpid());
+    sparse::kafka::testing::CreateTopic(bootstrap, args.topic, args.partitions);
+  } else if (args.real_broker) {
+    real = sparse::kafka::testing::RealKafkaBroker::Start(error);
+    if (!real) {
+      std::cerr << error << "\n";
+      return 1;
+    }
+    bootstrap = real->bootstrap();
+    sparse::kafka::testing::CreateTopic(bootstrap, args.topic, args.partitions);
+  } else {
+    embedded = sparse::kafka::EmbeddedBroker::Start(1, error);
+    if (!embedded) {
+      std::cerr << error << "\n";
+      return 1;
+    }
+    bootstrap = embedded->bootstrap();
+    embedded->CreateTopic(args.topic, args.partitions);
   }
-  broker->CreateTopic("bench", args.partitions);
   std::cerr << "producing " << args.records << " records of " << args.value_bytes << " bytes over "
             << args.partitions << " partitions...\n";
-  Produce(broker->bootstrap(), args);
+  Produce(bootstrap, args);
 
   std::vector<Timing> raw, raw_defaults, batched, spout, gen;
   for (int r = 0; r < args.runs; ++r) {
     auto want = [&](const char* what) { return args.only.empty() || args.only == what; };
     using Mode = ConsumerMode;
-    raw.push_back(want("raw") ? RawConsumer(broker->bootstrap(), args, Mode::kSpoutSettings)
+    raw.push_back(want("raw") ? RawConsumer(bootstrap, args, Mode::kSpoutSettings)
                               : Timing{1, 1, 0, 0});
-    raw_defaults.push_back(want("defaults")
-                               ? RawConsumer(broker->bootstrap(), args, Mode::kDefaults)
-                               : Timing{1, 1, 0, 0});
-    batched.push_back(want("batched") ? RawConsumer(broker->bootstrap(), args, Mode::kBatched)
+    raw_defaults.push_back(want("defaults") ? RawConsumer(bootstrap, args, Mode::kDefaults)
+                                            : Timing{1, 1, 0, 0});
+    batched.push_back(want("batched") ? RawConsumer(bootstrap, args, Mode::kBatched)
                                       : Timing{1, 1, 0, 0});
-    spout.push_back(want("spout") ? SpoutTopology(broker->bootstrap(), args, r, false)
-                                  : Timing{1, 1, 0, 0});
-    gen.push_back(want("generator") ? SpoutTopology(broker->bootstrap(), args, r, true)
-                                    : Timing{1, 1, 0, 0});
+    spout.push_back(want("spout") ? SpoutTopology(bootstrap, args, r, false) : Timing{1, 1, 0, 0});
+    gen.push_back(want("generator") ? SpoutTopology(bootstrap, args, r, true) : Timing{1, 1, 0, 0});
     std::cerr << "run " << r + 1 << ": librdkafka " << raw.back().total_secs << " s (cpu "
               << raw.back().cpu_secs << "), librdkafka defaults " << raw_defaults.back().total_secs
               << " s, batched " << batched.back().total_secs << " s, spout "

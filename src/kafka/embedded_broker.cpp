@@ -1,5 +1,7 @@
 #include "kafka/embedded_broker.hpp"
 
+#include <vector>
+
 namespace sparse::kafka {
 
 std::unique_ptr<EmbeddedBroker> EmbeddedBroker::Start(int brokers, std::string& error) {
@@ -48,6 +50,11 @@ std::optional<std::string> EmbeddedBroker::SetBrokerUp(int broker_id) {
     return "cannot bring broker " + std::to_string(broker_id) + " up: " + rd_kafka_err2str(err);
   }
   return std::nullopt;
+}
+
+void EmbeddedBroker::FailNextRequests(int16_t api_key, int count, rd_kafka_resp_err_t err) {
+  std::vector<rd_kafka_resp_err_t> errors(static_cast<std::size_t>(count), err);
+  rd_kafka_mock_push_request_errors_array(cluster_.get(), api_key, errors.size(), errors.data());
 }
 
 }  // namespace sparse::kafka

@@ -32,6 +32,9 @@ class EmbeddedBroker {
   // Takes a broker off the network (connections closed and refused) and back; for failure tests.
   std::optional<std::string> SetBrokerDown(int broker_id);
   std::optional<std::string> SetBrokerUp(int broker_id);
+  // Answers the next `count` requests of Kafka API `api_key` (the protocol's number) with `err`,
+  // as a real broker does at times (e.g. NOT_COORDINATOR while a coordinator loads); for tests.
+  void FailNextRequests(int16_t api_key, int count, rd_kafka_resp_err_t err);
 
  private:
   EmbeddedBroker() = default;

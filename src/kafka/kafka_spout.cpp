@@ -9,6 +9,7 @@
 #include <queue>
 #include <regex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "kafka/blocking_worker.hpp"
@@ -30,6 +31,11 @@ using TopicPartition = std::pair<std::string, std::int32_t>;
 
 constexpr int kMetadataTimeoutMs = 5000;
 constexpr int kOffsetsForTimesTimeoutMs = 10000;
+// Looking up committed offsets (see AssignResolvingCommitted): each try's timeout, the pause
+// between tries, and how many before leaving it to librdkafka.
+constexpr int kCommittedTimeoutMs = 5000;
+constexpr auto kCommittedRetryPause = std::chrono::milliseconds(500);
+constexpr int kCommittedTries = 20;
 constexpr auto kCloseTimeout = std::chrono::seconds(5);
 constexpr auto kMetricsEvery = std::chrono::seconds(1);
 // In group mode librdkafka must be polled even while the spout emits nothing (rebalances,
@@ -232,6 +238,8 @@ class KafkaSpout::Session {
   void OnMetadata(const MetadataResult& result);
   Partition& NewPartition(const std::string& topic, std::int32_t partition);
   void AddPartitions(const std::vector<TopicPartition>& tps);
+  void AssignResolvingCommitted(PartitionListPtr list);
+  void SeekToOwnPosition(Partition& p);
   void AssignWithOffsets(PartitionListPtr list);
   void RemovePartitions(const std::vector<TopicPartition>& tps);
   void Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
@@ -744,7 +752,7 @@ void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) 
     by_time = by_time || offset >= 0;
   }
   if (!by_time) {
-    AssignWithOffsets(std::move(list));
+    AssignResolvingCommitted(std::move(list));
     return;
   }
   // Offsets-for-times blocks: look them up on the helper thread, then assign on the loop.
@@ -772,7 +780,61 @@ void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) 
           e.offset = r.offset >= 0 ? r.offset : RD_KAFKA_OFFSET_END;
         }
       }
-      AssignWithOffsets(PartitionListPtr(rd_kafka_topic_partition_list_copy(asked)));
+      AssignResolvingCommitted(PartitionListPtr(rd_kafka_topic_partition_list_copy(asked)));
+    };
+  });
+}
+
+// Partitions to start at their committed offset are not assigned at RD_KAFKA_OFFSET_STORED:
+// librdkafka 2.0 then looks the offset up itself, and when that lookup fails as a whole (a
+// request-level NOT_COORDINATOR, as a fresh broker answers while its __consumer_offsets
+// loads) the partition is never fetched and nothing says so again (librdkafka issue #5586);
+// the spout sat idle for good. So the spout looks the committed offsets up on the helper
+// thread, retrying, and assigns explicit offsets (no commit: the start option's fallback,
+// which is what auto.offset.reset would have chosen).
+void KafkaSpout::Session::AssignResolvingCommitted(PartitionListPtr list) {
+  auto stored = NewPartitionList(list->cnt);
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (e.offset == RD_KAFKA_OFFSET_STORED) {
+      rd_kafka_topic_partition_list_add(stored.get(), e.topic, e.partition);
+    }
+  }
+  if (stored->cnt == 0) {
+    AssignWithOffsets(std::move(list));
+    return;
+  }
+  const std::int64_t fallback =
+      (o_.start == StartPosition::kCommittedOrLatest || o_.start == StartPosition::kLatest)
+          ? RD_KAFKA_OFFSET_END
+          : RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_t* rk = consumer_.get();
+  const std::atomic<bool>* cancelled = &worker_->cancelled();
+  auto shared = std::make_shared<PartitionListPtr>(std::move(list));
+  auto query = std::make_shared<PartitionListPtr>(std::move(stored));
+  worker_->Submit([this, rk, cancelled, shared, query, fallback] {
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    for (int attempt = 0; attempt < kCommittedTries && !*cancelled; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(kCommittedRetryPause);
+      err = rd_kafka_committed(rk, query->get(), kCommittedTimeoutMs);
+      for (int i = 0; !err && i < (*query)->cnt; ++i) err = (*query)->elems[i].err;
+      if (!err) break;
+    }
+    return [this, shared, query, err, fallback] {
+      rd_kafka_topic_partition_list_t* list = shared->get();
+      for (int i = 0; i < list->cnt; ++i) {
+        auto& e = list->elems[i];
+        if (e.offset != RD_KAFKA_OFFSET_STORED) continue;
+        if (err) {
+          Report("committed", "cannot look up the committed offset of " +
+                                  PartitionName(e.topic, e.partition) + ": " +
+                                  rd_kafka_err2str(err) + "; leaving it to librdkafka");
+          continue;
+        }
+        const auto* r = rd_kafka_topic_partition_list_find(query->get(), e.topic, e.partition);
+        e.offset = r && r->offset >= 0 ? r->offset : fallback;
+      }
+      AssignWithOffsets(PartitionListPtr(rd_kafka_topic_partition_list_copy(list)));
     };
   });
 }
@@ -923,12 +985,46 @@ void KafkaSpout::Session::UpdatePause(Partition& p) {
   rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
   const auto err = want ? rd_kafka_pause_partitions(consumer_.get(), list.get())
                         : rd_kafka_resume_partitions(consumer_.get(), list.get());
+  // After the resume, which sets librdkafka's own position (a seek before it is overridden).
+  if (!want && !err) SeekToOwnPosition(p);
   if (err) {
     Report("pause", std::string("cannot ") + (want ? "pause " : "resume ") + p.name + ": " +
                         rd_kafka_err2str(err));
     return;
   }
   p.paused = want;
+}
+
+// librdkafka before 2.1 resumes a paused partition at the position it recorded, which
+// rd_kafka_consume_batch_queue can leave wrong (it advanced it past messages that a pause's
+// barrier then purged: librdkafka PR #4208): the partition skipped records, or went back. A
+// skip lost them for good, since the spout commits across a gap as across compacted offsets.
+// So before resuming, the spout seeks to its own position: the oldest record it received but
+// has not taken yet (held or prefetched, dropped here to be fetched again), else the one after
+// the last it took. Nothing received since the assignment: librdkafka's position is right.
+void KafkaSpout::Session::SeekToOwnPosition(Partition& p) {
+  std::optional<std::int64_t> position;
+  if (!p.held.empty()) position = p.held.front()->offset;
+  for (const auto& m : prefetched_) {
+    if (position) break;
+    if (!m->err && m->rkt && m->partition == p.partition &&
+        p.topic == rd_kafka_topic_name(m->rkt)) {
+      position = m->offset;
+    }
+  }
+  if (!position) position = p.offsets.next();
+  if (!position) return;
+  held_total_ -= p.held.size();
+  p.held.clear();
+  std::erase_if(prefetched_, [&](const MessagePtr& m) {
+    return m->rkt && m->partition == p.partition && p.topic == rd_kafka_topic_name(m->rkt);
+  });
+  auto list = NewPartitionList(1);
+  rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = *position;
+  if (ErrorPtr error{rd_kafka_seek_partitions(consumer_.get(), list.get(), 0)}) {
+    Report("seek", "cannot resume " + p.name + " at offset " + std::to_string(*position) + ": " +
+                       rd_kafka_error_string(error.get()));
+  }
 }
 
 void KafkaSpout::Session::UpdateAllPauses() {
@@ -1043,8 +1139,9 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
 
   PartitionOffsets::Record* rec = p.offsets.Add(msg->offset);
   if (!rec) {
-    // The partition went back in time (an offset reset after truncation): start tracking afresh;
-    // acks for what was in flight are now stale.
+    // The partition went back in time (an offset reset after truncation; or librdkafka before
+    // 2.1 delivering again after a pause, see SeekToOwnPosition): start tracking afresh; acks
+    // for what was in flight are now stale, and its tuples complete or fail unwatched.
     ++offset_resets_;
     Report("rewind", p.name + " went back from offset " +
                          std::to_string(p.offsets.next().value_or(-1) - 1) + " to " +
@@ -1052,7 +1149,12 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     const std::string topic = p.topic;
     const std::int32_t partition = p.partition;
     const bool paused = p.paused;
+    // What librdkafka delivered after this record follows it in the new sequence: kept (Forget
+    // drops a partition's prefetched records, right when it goes to another owner, not here).
+    auto following = std::move(prefetched_);
+    prefetched_.clear();
     Forget(p, "was rewound");
+    prefetched_ = std::move(following);
     Partition& fresh = NewPartition(topic, partition);
     fresh.assigned = true;
     fresh.paused = paused;

@@ -1,6 +1,8 @@
 #include "broker_helpers.hpp"
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "kafka/rdkafka_handles.hpp"
 
@@ -32,6 +34,52 @@ ClientPtr Client(rd_kafka_type_t type, const std::string& bootstrap, const std::
 }
 
 }  // namespace
+
+void CreateTopic(const std::string& bootstrap, const std::string& topic, int partitions) {
+  auto c = Client(RD_KAFKA_PRODUCER, bootstrap, "");
+  std::unique_ptr<rd_kafka_NewTopic_t, decltype(&rd_kafka_NewTopic_destroy)> spec(
+      rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, nullptr, 0), &rd_kafka_NewTopic_destroy);
+  QueuePtr queue(rd_kafka_queue_new(c.get()));
+  rd_kafka_NewTopic_t* specs[] = {spec.get()};
+  rd_kafka_CreateTopics(c.get(), specs, 1, nullptr, queue.get());
+  std::unique_ptr<rd_kafka_event_t, decltype(&rd_kafka_event_destroy)> event(
+      rd_kafka_queue_poll(queue.get(), 30000), &rd_kafka_event_destroy);
+  if (!event) throw std::runtime_error("create topic " + topic + ": no answer in 30 s");
+  if (rd_kafka_event_error(event.get())) {
+    throw std::runtime_error("create topic " + topic + ": " +
+                             rd_kafka_event_error_string(event.get()));
+  }
+  std::size_t n = 0;
+  const auto* results =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rd_kafka_topic_result_error(results[i])) {
+      throw std::runtime_error("create topic " + topic + ": " +
+                               rd_kafka_topic_result_error_string(results[i]));
+    }
+  }
+  // The controller has it; wait until the broker serves every partition.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  TopicPtr handle(rd_kafka_topic_new(c.get(), topic.c_str(), nullptr));
+  for (;;) {
+    const rd_kafka_metadata_t* md = nullptr;
+    if (rd_kafka_metadata(c.get(), 0, handle.get(), &md, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      MetadataPtr owned(md);
+      int led = 0;
+      if (md->topic_cnt == 1 && !md->topics[0].err) {
+        for (int p = 0; p < md->topics[0].partition_cnt; ++p) {
+          if (md->topics[0].partitions[p].leader >= 0 && !md->topics[0].partitions[p].err) ++led;
+        }
+      }
+      if (led == partitions) return;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("create topic " + topic +
+                               ": partitions without a leader after 30 s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
 
 void Produce(const std::string& bootstrap, const std::string& topic,
              const std::vector<TestRecord>& records) {
@@ -154,6 +202,20 @@ std::vector<std::int64_t> Committed(const std::string& bootstrap, const std::str
   std::vector<std::int64_t> out;
   for (int i = 0; i < list->cnt; ++i) out.push_back(list->elems[i].offset);
   return out;
+}
+
+int GroupMembers(const std::string& bootstrap, const std::string& group) {
+  auto c = Client(RD_KAFKA_PRODUCER, bootstrap, "");
+  const rd_kafka_group_list* list = nullptr;
+  if (auto err = rd_kafka_list_groups(c.get(), group.c_str(), &list, 10000)) {
+    throw std::runtime_error(std::string("list groups: ") + rd_kafka_err2str(err));
+  }
+  int members = 0;
+  for (int i = 0; i < list->group_cnt; ++i) {
+    if (list->groups[i].group == group) members += list->groups[i].member_cnt;
+  }
+  rd_kafka_group_list_destroy(list);
+  return members;
 }
 
 void Commit(const std::string& bootstrap, const std::string& group, const std::string& topic,

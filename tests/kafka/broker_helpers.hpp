@@ -1,5 +1,6 @@
-// Test helpers around a real Kafka-protocol broker (the embedded mock cluster, over TCP):
-// produce records, read a whole topic back, read a group's committed offsets. They block (with
+// Test helpers around a Kafka-protocol broker (the embedded mock cluster or a real Apache Kafka,
+// over TCP): create topics, produce records, read a whole topic back, read a group's committed
+// offsets and members. They block (with
 // timeouts) and throw std::runtime_error on failure, which fails the test with the reason.
 #pragma once
 
@@ -20,6 +21,9 @@ struct TestRecord {
   std::map<std::string, std::string> headers;
 };
 
+// Creates the topic with the admin API and waits until each partition has a leader.
+void CreateTopic(const std::string& bootstrap, const std::string& topic, int partitions);
+
 // Produces and waits for every delivery report.
 void Produce(const std::string& bootstrap, const std::string& topic,
              const std::vector<TestRecord>& records);
@@ -37,6 +41,8 @@ std::int64_t CountRecords(const std::string& bootstrap, const std::string& topic
 // The group's committed offset per partition (-1001 = none).
 std::vector<std::int64_t> Committed(const std::string& bootstrap, const std::string& group,
                                     const std::string& topic, int partitions);
+// Members of the consumer group now (0 when it has none or is unknown).
+int GroupMembers(const std::string& bootstrap, const std::string& group);
 void Commit(const std::string& bootstrap, const std::string& group, const std::string& topic,
             std::int32_t partition, std::int64_t offset);
 
