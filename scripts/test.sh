@@ -3,13 +3,15 @@
 # with real child processes, Kafka against an embedded broker, Nimbus against a Thrift server,
 # Storm's own multilang libraries and pystorm/streamparse components, fetched by scripts/peers.sh;
 # `sparse submit` against a real single-node Storm cluster, scripts/storm-cluster.sh, ctest label
-# storm_real), then the sanitizer and fuzzing smoke passes.
+# storm_real; the Kafka spout and end-to-end tests against a real Apache Kafka broker too,
+# scripts/kafka-server.sh, label kafka_real), then the sanitizer and fuzzing smoke passes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 "$root/scripts/peers.sh"   # the real Storm/pystorm peers that tests/peers runs against
 "$root/scripts/storm-cluster.sh" fetch >/dev/null   # Storm 2.8.3 for storm_real (tests/jvm/storm)
+"$root/scripts/kafka-server.sh" fetch >/dev/null    # Apache Kafka for kafka_real (tests/jvm/kafka)
 status=0
 (cd "${SPARSE_BUILD_DIR:-$root/build}" &&
   ctest --output-on-failure -j "${SPARSE_TEST_JOBS:-2}" --timeout 600 "$@") || status=1
