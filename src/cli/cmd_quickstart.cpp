@@ -1,4 +1,5 @@
 // `sparse quickstart NAME`: writes a new project from the installed templates.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -86,15 +87,49 @@ int Quickstart(const QuickstartArgs& args) {
   return exit_code::kOk;
 }
 
+// Every installed template with what it makes: the first paragraph of its README (the template
+// describes itself; nothing to keep in step here), without the parenthesised details.
+std::string TemplateList() {
+  std::vector<std::pair<std::string, std::string>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(TemplatesDir() / "quickstart", ec)) {
+    std::ifstream readme(e.path() / "README.md");
+    std::string line, text;
+    while (std::getline(readme, line)) {
+      if (line.starts_with("#")) continue;
+      if (line.empty()) {
+        if (text.empty()) continue;
+        break;
+      }
+      text += (text.empty() ? "" : " ") + line;
+    }
+    if (const auto paren = text.find(" ("); paren != std::string::npos) {
+      const auto close = text.find(')', paren);
+      if (close != std::string::npos) text.erase(paren, close - paren + 1);
+    }
+    found.emplace_back(e.path().filename().string(), text);
+  }
+  std::sort(found.begin(), found.end());
+  std::string out = "Templates (--lang):\n";
+  for (const auto& [name, text] : found)
+    out += "  " + name + std::string(10 - std::min<std::size_t>(9, name.size()), ' ') + text + "\n";
+  if (found.empty())
+    out += "  (none installed in " + (TemplatesDir() / "quickstart").string() + ")\n";
+  return out;
+}
+
 }  // namespace
 
 void RegisterQuickstart(CLI::App& app, Action& action) {
   auto args = std::make_shared<QuickstartArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("quickstart", "Create a new project with a word count topology");
-  cmd->footer("Example:\n  sparse quickstart wordcount && cd wordcount && sparse run");
+  CLI::App* cmd = app.add_subcommand("quickstart", "Create a new project from a template");
+  cmd->footer([] {
+    return TemplateList() +
+           "\nExample:\n  sparse quickstart wordcount && cd wordcount && sparse run\n"
+           "  sparse quickstart clicks --lang kafka";
+  });
   cmd->add_option("name", args->name, "Project name (also its folder name)")->required();
-  cmd->add_option("--lang", args->lang, "Language of the components (python, or cpp if installed)");
+  cmd->add_option("--lang", args->lang, "The template: its components' language (default python)");
   cmd->add_option("--dir", args->dir, "Create the project inside this folder (default: .)");
   cmd->callback([args, &action] { action = [args] { return Quickstart(*args); }; });
 }

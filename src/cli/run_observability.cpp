@@ -153,6 +153,13 @@ std::unique_ptr<RunObservability::Live> RunObservability::Start(runtime::LocalCl
     boost::system::error_code ec;
     const auto addr = boost::asio::ip::make_address(args.bind, ec);
     if (!ec && !addr.is_loopback()) {
+      if (addr.is_unspecified()) {
+        char host[256] = {};
+        if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+          std::cerr << "web view from other machines: http://" << host << ":" << live->ui_->port()
+                    << "/\n";
+        }
+      }
       std::cerr << "warning: the web view listens on " << args.bind
                 << ": anyone who can reach this machine can read the topology's stats\n";
     }

@@ -257,8 +257,12 @@ HttpServer::~HttpServer() {
 }
 
 std::string HttpServer::Url() const {
-  const bool v6 = address_.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + address_ + "]" : address_) + ":" + std::to_string(port_) + "/";
+  // A wildcard address is no place to browse to: this machine answers on loopback.
+  const std::string host = address_ == "0.0.0.0" ? "127.0.0.1"
+                           : address_ == "::"    ? "::1"
+                                                 : address_;
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port_) + "/";
 }
 
 void HttpServer::Start() {

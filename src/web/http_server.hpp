@@ -71,7 +71,7 @@ class HttpServer {
 
   std::uint16_t port() const { return port_; }
   const std::string& address() const { return address_; }
-  std::string Url() const;  // http://ADDRESS:PORT/
+  std::string Url() const;  // http://ADDRESS:PORT/ (loopback when bound to 0.0.0.0 or ::)
 
   struct Shared;  // what connections share with the server (implementation detail)
 

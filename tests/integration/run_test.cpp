@@ -744,6 +744,19 @@ TEST(Cli, MisspeltCommandsAndFlagsGetTheNearestName) {
   }
 }
 
+// Issue 15: `quickstart --help` named python and cpp only; the kafka template was not findable.
+TEST(Quickstart, HelpListsEveryTemplate) {
+  Sandbox sb;
+  auto r = sb.Run({"quickstart", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want :
+       {"Templates (--lang):", "  cpp       A sparse project whose components are C++ programs",
+        "  kafka     A sparse project that reads click events from Kafka",
+        "  python    A sparse project: a Storm-style topology"}) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  }
+}
+
 TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
   Sandbox sb;
   EXPECT_EQ(sb.Run({"quickstart", "../evil"}).exit_code, 1);

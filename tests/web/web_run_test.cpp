@@ -168,6 +168,19 @@ TEST(WebView, NoUiAndABusyPort) {
   EXPECT_EQ(run.Stop(), 0);
 }
 
+// Issue 15: with --ui-bind 0.0.0.0 the URL printed was http://0.0.0.0:PORT/, no place to browse
+// to. It is now a loopback URL that answers, and the machine's name for other machines.
+TEST(WebView, AWildcardBindPrintsUrlsThatWork) {
+  Sandbox sb;
+  sb.Write("topo.yaml", WebTopology());
+  const auto run = RunToEnd({SparseBinary(), "run", "topo.yaml", "-t", "1", "--ui-bind", "0.0.0.0"},
+                            sb.dir(), "any");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("web view: http://127.0.0.1:"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("web view from other machines: http://"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("http://0.0.0.0"), std::string::npos) << run.err;
+}
+
 TEST(Stats, IgnoresTheStateFileOfARunThatDied) {
   Sandbox sb;
   // A run killed with -9 leaves its file behind; its pid belongs to no process any more.
