@@ -90,7 +90,8 @@ std::string_view TypeName(SettingType t) {
 }
 
 std::string Shown(const json& v) {
-  std::string text = v.dump();
+  // A YAML string may hold any bytes: shown with U+FFFD for invalid UTF-8 (dump() would throw).
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }

@@ -46,8 +46,8 @@ std::vector<Case> ReadCases() {
 }
 
 std::vector<std::string> Diagnose(const Case& c) {
-  const std::string yaml = "name: cases\nconfig:\n" + c.config +
-                           "spouts:\n  - {id: s, command: [x], outputs: [a]}\n";
+  const std::string yaml =
+      "name: cases\nconfig:\n" + c.config + "spouts:\n  - {id: s, command: [x], outputs: [a]}\n";
   const Topology t = LoadTopologyFromString(yaml, "/tmp/cases/topo.yaml");
   std::vector<std::string> out;
   for (const auto& d : ValidateTopology(t)) {
@@ -93,6 +93,15 @@ TEST(ConfigCheck, OverridesAreCheckedAndNamed) {
   EXPECT_EQ(d[1].ToString(),
             "config.json (environment `prod` options): unknown key `sparse.restart.mx` (did you "
             "mean `sparse.restart.max`?)");
+}
+
+// Found by fuzz/topology_fuzz.cpp: a value with invalid UTF-8 (YAML strings may hold any byte)
+// made the error message itself throw.
+TEST(ConfigCheck, AValueThatIsNotUtf8IsShownNotThrown) {
+  const nlohmann::json conf = {{"topology.debug", std::string("y\xffs")}};
+  const auto issues = CheckConfig(conf);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].message, "`topology.debug` must be true or false, got \"y\xef\xbf\xbds\"");
 }
 
 // Reading never trusts an unchecked configuration: a wrong type reads as the default.
