@@ -355,6 +355,12 @@ void BuiltinTask::Finish(const std::string& tuple_id, bool ack) {
   }
   // A tick is the runtime's own clock, not activity: it must not hold off --stop-when-idle.
   if (!f.input.tick) host_.NoteActivity();
+  // Acks may come outside a pump (the Kafka bolt acks on delivery reports): the gauges must not
+  // keep what the last pump saw. (A spout's `pending` counts its trees, kept elsewhere.)
+  if (!spout_) {
+    stats_.pending = inflight_.size();
+    stats_.queue_depth = QueueDepth();
+  }
   if (!queue_.empty()) SchedulePump();
 }
 

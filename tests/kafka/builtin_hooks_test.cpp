@@ -273,6 +273,25 @@ TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
   EXPECT_EQ(g_record.acked, 20);
 }
 
+// Issue 15: a bolt that acks outside its pump (the Kafka bolt acks on delivery reports) kept
+// showing the queue depth and in-flight count of its last pump: 353 pending on an idle topology.
+TEST(BuiltinHooks, ABoltThatAcksLaterShowsNothingPendingWhenIdle) {
+  RegisterHookBuiltins();
+  g_record = {};
+  LastStatus status;
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt"), &status),
+            runtime::RunStatus::kOk);
+  EXPECT_EQ(g_record.acked, 20);
+  bool seen = false;
+  for (const auto& c : status.last.components) {
+    if (c.id != "sink") continue;
+    seen = true;
+    EXPECT_EQ(c.totals.pending, 0u);
+    EXPECT_EQ(c.totals.queue_depth, 0u);
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
   RegisterHookBuiltins();
   g_record = {};
