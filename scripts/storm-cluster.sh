@@ -100,25 +100,17 @@ conf_value() { # a scalar from DIR/conf/storm.yaml as this script wrote it
 # Our own log4j2 configurations: one file per daemon, and the worker's where Storm puts it.
 write_log4j() {
   mkdir -p "$dir/log4j2"
-  cat >"$dir/log4j2/cluster.xml" <<'XML'
+  log4j_xml '${sys:storm.log.dir}/${sys:logfile.name}' >"$dir/log4j2/cluster.xml"
+  log4j_xml '${sys:workers.artifacts}/${sys:storm.id}/${sys:worker.port}/${sys:logfile.name}' \
+    >"$dir/log4j2/worker.xml"
+}
+
+log4j_xml() { # FILE_NAME (a log4j2 lookup pattern): the configuration, on stdout
+  cat <<XML
 <?xml version="1.0" encoding="UTF-8"?>
 <Configuration monitorInterval="0">
   <Appenders>
-    <File name="file" fileName="${sys:storm.log.dir}/${sys:logfile.name}">
-      <PatternLayout pattern="%d{HH:mm:ss.SSS} %-5p [%t] %c{1.} %m%n"/>
-    </File>
-  </Appenders>
-  <Loggers>
-    <Logger name="org.apache.storm.shade" level="WARN"/>
-    <Root level="INFO"><AppenderRef ref="file"/></Root>
-  </Loggers>
-</Configuration>
-XML
-  cat >"$dir/log4j2/worker.xml" <<'XML'
-<?xml version="1.0" encoding="UTF-8"?>
-<Configuration monitorInterval="0">
-  <Appenders>
-    <File name="file" fileName="${sys:workers.artifacts}/${sys:storm.id}/${sys:worker.port}/${sys:logfile.name}">
+    <File name="file" fileName="$1">
       <PatternLayout pattern="%d{HH:mm:ss.SSS} %-5p [%t] %c{1.} %m%n"/>
     </File>
   </Appenders>

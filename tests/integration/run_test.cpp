@@ -576,6 +576,18 @@ TEST(Misbehaving, OversizedMessageIsAViolation) {
 // runtime and broke the bolt that received them, which was then blamed, and restarted in a loop,
 // for the sender's fault. The runtime checks a tuple where it enters: the sender broke the
 // protocol, and the receiver never sees the tuple.
+// The two kinds of bad JSON a child may write (raw_components.py's INVALID_JSON) and the reason
+// the runtime gives for each.
+auto InvalidJsonCases() {
+  return ::testing::Values(
+      std::pair<std::string, std::string>{"tru", "invalid literal at byte 1"},
+      std::pair<std::string, std::string>{
+          "deep", "nested deeper than 511 levels (byte 511; messages nest at most 512)"});
+}
+std::string CaseName(const ::testing::TestParamInfo<std::pair<std::string, std::string>>& info) {
+  return info.param.first;
+}
+
 class InvalidTuple : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
 
 TEST_P(InvalidTuple, TheSenderIsBlamedNotTheReceiver) {
@@ -601,14 +613,7 @@ TEST_P(InvalidTuple, TheSenderIsBlamedNotTheReceiver) {
   ExpectNoLeftovers(sb);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Issue18, InvalidTuple,
-    ::testing::Values(std::pair<std::string, std::string>{"tru", "invalid literal at byte 1"},
-                      std::pair<std::string, std::string>{
-                          "deep",
-                          "nested deeper than 511 levels (byte 511; messages nest at "
-                          "most 512)"}),
-    [](const auto& info) { return info.param.first; });
+INSTANTIATE_TEST_SUITE_P(Issue18, InvalidTuple, InvalidJsonCases(), CaseName);
 
 // A spout's message id goes back to the spout in its ack or fail: one the spout could not read
 // back (not JSON, or nested past the limit) is refused where it enters, blaming the spout.
@@ -635,14 +640,7 @@ bolts:
   ExpectNoLeftovers(sb);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Issue18, InvalidMessageId,
-    ::testing::Values(std::pair<std::string, std::string>{"tru", "invalid literal at byte 1"},
-                      std::pair<std::string, std::string>{
-                          "deep",
-                          "nested deeper than 511 levels (byte 511; messages nest at "
-                          "most 512)"}),
-    [](const auto& info) { return info.param.first; });
+INSTANTIATE_TEST_SUITE_P(Issue18, InvalidMessageId, InvalidJsonCases(), CaseName);
 
 TEST(Validation, InvalidTopologyExitsTwoWithFileAndLine) {
   Sandbox sb;
