@@ -184,7 +184,8 @@ int RunTopology(const RunArgs& args) {
 
   const Style style = Style::ForStderr();
   ConsoleWriter console_out(STDERR_FILENO);
-  ConsoleObserver console(topology.name, args.debug, style, console_out);
+  ConsoleObserver console(topology.name, args.debug, style, console_out,
+                          options.log_dir.string());
   std::cerr << "topology " << topology.name << " from " << file.string() << " (" << plan.num_tasks()
             << " tasks; logs in " << options.log_dir.string() << ")\n";
   RunObservability observability(console, options.log_dir);

@@ -31,6 +31,33 @@ std::string Fixed(double v, int digits) {
   return o.str();
 }
 
+// A message indented by four spaces. A long one keeps its first 10 and last 30 lines: a
+// traceback's exception is on its last line.
+std::string Indented(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  while (!lines.empty() && lines.back().find_first_not_of(" \t\r") == std::string_view::npos) {
+    lines.pop_back();
+  }
+  constexpr std::size_t kHead = 10, kTail = 30;
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines.size() > kHead + kTail + 1 && i == kHead) {
+      out += "    ... " + std::to_string(lines.size() - kHead - kTail) + " lines ...\n";
+      i = lines.size() - kTail - 1;
+      continue;
+    }
+    out += "    " + std::string(lines[i].substr(0, 2000)) + "\n";
+  }
+  return out;
+}
+
 std::uint64_t Total(const runtime::ClusterSnapshot& s, bool spouts,
                     std::uint64_t runtime::TaskStats::*field) {
   std::uint64_t n = 0;
@@ -56,8 +83,12 @@ std::string Style::Paint(std::string_view text, const char* code) const {
 }
 
 ConsoleObserver::ConsoleObserver(std::string topology_name, bool debug, Style style,
-                                 ConsoleWriter& out)
-    : name_(std::move(topology_name)), debug_(debug), style_(style), out_(out) {}
+                                 ConsoleWriter& out, std::string log_dir)
+    : name_(std::move(topology_name)),
+      debug_(debug),
+      style_(style),
+      out_(out),
+      log_dir_(std::move(log_dir)) {}
 
 std::string ConsoleObserver::ClearStatus() {
   if (!status_shown_) return {};
@@ -91,49 +122,59 @@ void ConsoleObserver::OnRunning() {
   Line(style_.Paint("running " + name_, kBold) + " (Ctrl-C drains and stops; twice forces)");
 }
 
+void ConsoleObserver::TaskLine(const std::string& component, int task, std::string_view message,
+                               const std::string& text) {
+  if (budget_.Admit(task, message, std::chrono::steady_clock::now())) {
+    Line(text);
+  } else {
+    component_of_.emplace(task, component);
+  }
+}
+
+void ConsoleObserver::Notices(bool all) {
+  for (const auto& held : budget_.TakeDue(std::chrono::steady_clock::now(), all)) {
+    const std::string& component = component_of_[held.task];
+    std::string text = "[" + component + ":" + std::to_string(held.task) + "] ... and ";
+    if (held.alike == held.messages) {
+      text += Count(held.messages) + " more like this";
+    } else {
+      text += Count(held.messages) + " more messages (" + Count(held.lines) + " lines)";
+      if (held.alike) text += ", " + Count(held.alike) + " of them like the last one shown";
+    }
+    text += log_dir_.empty() ? " (the component's log file has every line)"
+                             : " (every line is in " + log_dir_ + "/" + component + ".log)";
+    Line(style_.Paint(text, kDim));
+  }
+}
+
 void ConsoleObserver::OnLog(const std::string& component, int task, int level,
                             std::string_view msg) {
   if (level < 2 && !debug_) return;
   std::string prefix = "[" + component + ":" + std::to_string(task) + "] ";
   std::string text(msg);
   if (level >= 4) {
-    Line(style_.Paint(prefix, kCyan) + style_.Paint(text, kRed));
+    text = style_.Paint(prefix, kCyan) + style_.Paint(text, kRed);
   } else if (level == 3) {
-    Line(style_.Paint(prefix, kCyan) + style_.Paint(text, kYellow));
+    text = style_.Paint(prefix, kCyan) + style_.Paint(text, kYellow);
   } else if (level < 2) {
-    Line(style_.Paint(prefix + text, kDim));
+    text = style_.Paint(prefix + text, kDim);
   } else {
-    Line(style_.Paint(prefix, kCyan) + text);
+    text = style_.Paint(prefix, kCyan) + text;
   }
+  TaskLine(component, task, msg, text);
 }
 
 void ConsoleObserver::OnStderr(const std::string& component, int task, std::string_view line) {
-  // A child flooding stderr must not flood the terminal: at most 20 lines per task per second
-  // here (the component's log file has every line).
-  const auto sec = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::steady_clock::now().time_since_epoch())
-                       .count();
-  auto& [at, shown] = stderr_budget_[task];
-  if (at != sec) {
-    at = sec;
-    shown = 0;
-  }
-  if (++shown > 20) {
-    if (shown == 21) {
-      Line(style_.Paint("[" + component + ":" + std::to_string(task) +
-                            "] (more stderr this second: see the component's log file)",
-                        kDim));
-    }
-    return;
-  }
-  Line(style_.Paint("[" + component + ":" + std::to_string(task) + " stderr] ", kDim) +
-       std::string(line.substr(0, 2000)));
+  TaskLine(component, task, line,
+           style_.Paint("[" + component + ":" + std::to_string(task) + " stderr] ", kDim) +
+               std::string(line.substr(0, 2000)));
 }
 
 void ConsoleObserver::OnComponentError(const std::string& component, int task,
                                        std::string_view msg) {
-  Line(style_.Paint("error in " + component + ":" + std::to_string(task) + ": ", kRed) +
-       std::string(msg));
+  TaskLine(component, task, msg,
+           style_.Paint("error in " + component + ":" + std::to_string(task) + ": ", kRed) +
+               std::string(msg));
 }
 
 void ConsoleObserver::OnTaskFailure(const runtime::FailureReport& r,
@@ -156,6 +197,7 @@ void ConsoleObserver::OnTaskFailure(const runtime::FailureReport& r,
 void ConsoleObserver::OnStatus(const runtime::ClusterSnapshot& s) {
   prev_ = last_;
   last_ = s;
+  Notices(s.state != "running" && s.state != "starting");
   if (s.state != "running" && s.state != "draining") return;
   const double dt = s.uptime_secs - prev_.uptime_secs;
   const std::uint64_t emitted = Total(s, true, &runtime::TaskStats::emitted);
@@ -185,11 +227,13 @@ void ConsoleObserver::OnStatus(const runtime::ClusterSnapshot& s) {
 
 void ConsoleObserver::OnStopping(const std::string& reason) {
   status_.clear();
+  Notices(true);
   Line("stopping " + name_ + ": " + reason);
 }
 
 void ConsoleObserver::OnFatal(const std::string& message) {
   status_.clear();
+  Notices(true);
   Line(style_.Paint("sparse: ", kRed) + message);
 }
 
@@ -237,9 +281,7 @@ void PrintSummary(std::ostream& out, const runtime::ClusterSnapshot& s) {
           << " inputs expired un-acked, " << c.totals.abandoned
           << " trees abandoned with a dead spout task\n";
     }
-    if (!c.last_error.empty()) {
-      out << c.id << ": last error: " << c.last_error.substr(0, 300) << "\n";
-    }
+    if (!c.last_error.empty()) out << c.id << ": last error:\n" << Indented(c.last_error);
   }
 }
 

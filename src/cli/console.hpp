@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "cli/console_budget.hpp"
 #include "cli/console_writer.hpp"
 #include "runtime/local_cluster.hpp"
 
@@ -23,8 +24,9 @@ struct Style {
 class ConsoleObserver final : public runtime::ClusterObserver {
  public:
   // Everything is written through `out`, so that a console that does not keep up never blocks
-  // the runtime's loop.
-  ConsoleObserver(std::string topology_name, bool debug, Style style, ConsoleWriter& out);
+  // the runtime's loop. `log_dir`: where the component logs are, named in budget notices.
+  ConsoleObserver(std::string topology_name, bool debug, Style style, ConsoleWriter& out,
+                  std::string log_dir = {});
 
   void OnStarting(int ready, int total) override;
   void OnRunning() override;
@@ -41,6 +43,11 @@ class ConsoleObserver final : public runtime::ClusterObserver {
 
  private:
   void Line(const std::string& text);  // prints a message line, keeping the status line intact
+  // Prints a message of `task` if its console budget allows; `message` is what makes it alike.
+  void TaskLine(const std::string& component, int task, std::string_view message,
+                const std::string& text);
+  // Prints the notices of held messages that are due (all of them when `all`).
+  void Notices(bool all);
   std::string ClearStatus();
   std::string DrawStatus();
 
@@ -53,11 +60,13 @@ class ConsoleObserver final : public runtime::ClusterObserver {
   runtime::ClusterSnapshot last_;
   runtime::ClusterSnapshot prev_;
   std::chrono::steady_clock::time_point last_plain_{};
-  // Per-task stderr rate limit: lines shown in the current second.
-  std::map<int, std::pair<std::int64_t, int>> stderr_budget_;
+  std::string log_dir_;
+  ConsoleBudget budget_;
+  std::map<int, std::string> component_of_;  // of the tasks that have held messages
 };
 
-// The end-of-run table: one row per component.
+// The end-of-run table: one row per component, then each component's counts of lost work and
+// its whole last error (long ones keep their first and last lines, where the exception is).
 void PrintSummary(std::ostream& out, const runtime::ClusterSnapshot& snapshot);
 // The same numbers as JSON (also what `sparse stats --json` prints).
 std::string SnapshotJson(const runtime::ClusterSnapshot& snapshot, const std::string& topology);

@@ -34,6 +34,9 @@ inline constexpr const char* kHandshakeTimeoutSecs = "sparse.handshake.timeout.s
 inline constexpr const char* kHeartbeatSecs = "sparse.heartbeat.secs";
 inline constexpr const char* kSpoutMaxUnsynced = "sparse.spout.max.unsynced.commands";
 inline constexpr const char* kSpoutMaxUnsyncedNexts = "sparse.spout.max.unsynced.nexts";
+// A spout whose next_tuple() reports an error instead of emitting this many times in a row is
+// failed like a crashed process (0: never).
+inline constexpr const char* kSpoutMaxFailingNexts = "sparse.spout.max.failing.nexts";
 inline constexpr const char* kMaxMessageBytes = "sparse.max.message.bytes";
 inline constexpr const char* kShutdownGraceSecs = "sparse.shutdown.grace.secs";
 inline constexpr const char* kDrainSecs = "sparse.drain.secs";

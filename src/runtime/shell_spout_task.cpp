@@ -18,6 +18,7 @@ ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
   rest_ = std::chrono::milliseconds(conf.IntValue(keys::kSleepSpoutWaitMs));
   max_unsynced_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsynced));
   max_unsynced_nexts_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsyncedNexts));
+  max_failing_nexts_ = conf.IntValue(keys::kSpoutMaxFailingNexts);
 }
 
 void ShellSpoutTask::OnReady() {
@@ -149,6 +150,17 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
         return;
       }
       --nexts_unsynced_;
+      if (done.errored && done.emitted == 0) {
+        if (max_failing_nexts_ > 0 && ++failing_nexts_ >= max_failing_nexts_) {
+          Violation("reported an error instead of emitting on " + std::to_string(failing_nexts_) +
+                        " `next`s in a row (sparse.spout.max.failing.nexts): next_tuple() "
+                        "fails every time, which is a crash",
+                    last_next_error_);
+          return;
+        }
+      } else {
+        failing_nexts_ = 0;
+      }
       most_per_next_ = std::max(most_per_next_, done.emitted);
       emitting_ = done.emitted > 0;
       if (!done.emitted && rest_.count() > 0) {
@@ -227,7 +239,14 @@ void ShellSpoutTask::Housekeeping(Clock::time_point now) {
   Pump();
 }
 
+void ShellSpoutTask::OnError(std::string_view msg) {
+  if (unsynced_.empty() || !unsynced_.front().is_next) return;
+  unsynced_.front().errored = true;
+  last_next_error_.assign(msg.substr(0, 4096));
+}
+
 void ShellSpoutTask::OnBroken() {
+  failing_nexts_ = 0;
   rest_timer_.cancel();
   resting_ = false;
   unsynced_.clear();

@@ -21,7 +21,10 @@
 // topology.max.spout.pending trees outstanding; after a `next` that emitted nothing, the spout
 // rests topology.sleep.spout.wait.strategy.time.ms (the `next`s already written still run, and
 // pipelining starts over with one). A spout that does not answer a command within
-// topology.subprocess.timeout.secs is declared stuck.
+// topology.subprocess.timeout.secs is declared stuck. One that reports an error instead of
+// emitting on sparse.spout.max.failing.nexts `next`s in a row (a next_tuple() that raises every
+// time: the adapters report the exception and carry on) is as dead as a process that exits, and
+// is failed like one, so that restarts, their backoff and crash-loop detection apply.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -46,8 +49,10 @@ class ShellSpoutTask final : public ShellTask {
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;
   void OnReady() override;
   void OnBroken() override;
+  void OnError(std::string_view msg) override;
   struct Unsynced {
     bool is_next = false;
+    bool errored = false;      // an `error` came while this was the oldest command unsynced
     std::int64_t emitted = 0;  // tuples emitted while this was the oldest command unsynced
     Clock::time_point sent{};
   };
@@ -73,6 +78,9 @@ class ShellSpoutTask final : public ShellTask {
   bool emitting_ = false;           // the last synced `next` emitted a tuple
   bool awaits_task_ids_ = true;     // its last emit asked for task ids (or none came yet)
   std::int64_t most_per_next_ = 1;  // the most tuples one `next` of this task has emitted
+  std::int64_t failing_nexts_ = 0;  // `next`s in a row that reported an error and emitted nothing
+  std::int64_t max_failing_nexts_ = 0;  // 0: no limit
+  std::string last_next_error_;
   bool pump_posted_ = false;
   bool resting_ = false;
   bool throttled_since_set_ = false;

@@ -182,6 +182,7 @@ void ShellTask::OnMessage(std::string& body) {
     case Command::kError:
       stats_.errors++;
       host_.ReportError(id_, msg_.msg);
+      OnError(msg_.msg);
       return;
     case Command::kMetrics:
       stats_.metrics_received++;

@@ -32,6 +32,8 @@ class ShellTask : public Task {
   virtual void OnReady() = 0;
   // The child is gone or broken: fail what was in flight.
   virtual void OnBroken() = 0;
+  // The child sent an `error` command (already counted and reported).
+  virtual void OnError(std::string_view /*msg*/) {}
 
   // Reports a protocol violation and stops the child; the host decides on a restart.
   void Violation(const std::string& reason, std::string_view offending);

@@ -14,11 +14,7 @@ namespace sparse::testing {
 namespace {
 
 std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {
-      "run", "topo.yaml",    "--stop-when-idle", "1",  "-t",
-      "120", "--stats-json", "stats.json",       "-o", "test.out=" + sb.out_dir().string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
+  return IdleRunArgs(sb, std::move(extra));
 }
 
 // Item 4: a console that does not read (a paused terminal, an unread pipe) froze the loop at

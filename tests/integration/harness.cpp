@@ -71,6 +71,20 @@ void Sandbox::Write(const std::string& name, const std::string& text) const {
   std::ofstream(dir_ / name) << text;
 }
 
+std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "run", "topo.yaml",    "--stop-when-idle", "1",  "-t",
+      "120", "--stats-json", "stats.json",       "-o", "test.out=" + sb.out_dir().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::size_t CountOf(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;

@@ -61,6 +61,13 @@ long RuntimePeakKb(const Sandbox& sb);
 // A component's entry in those stats; a test failure (and an empty object) if there is none.
 nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id);
 
+// `sparse run topo.yaml` as most tests run it: stop once idle for 1 s (at the latest after 120 s),
+// stats into <sandbox>/stats.json, sinks writing into out/; then `extra`.
+std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string> extra = {});
+
+// How many times `what` occurs in `text`.
+std::size_t CountOf(const std::string& text, const std::string& what);
+
 // The whole file ("" when it cannot be read).
 std::string ReadFile(const std::filesystem::path& p);
 

@@ -29,27 +29,31 @@ std::map<int, int> CountAt(const std::vector<json>& lines, const std::string& po
 
 TEST(Msgpack, CppComponentsInMsgpackFeedPythonComponentsInJson) {
   Sandbox sb;
-  sb.Write("topo.yaml", R"(name: msgpack-mixed
+  sb.Write(
+      "topo.yaml", R"(name: msgpack-mixed
 config: {test.count: 60}
 spouts:
-  - {id: numbers, command: )" + Cpp("spout") +
-                            R"(, outputs: [n], serializer: msgpack}
+  - {id: numbers, command: )" +
+                       Cpp("spout") +
+                       R"(, outputs: [n], serializer: msgpack}
 bolts:
   - id: fanout
     command: [sh, -c, 'tee "$0-$$.in" | exec "$1" streams', )" +
-                            (sb.dir() / "fanout").string() + ", " + SPARSE_CPP_MIXED +
-                            R"(]
+                       (sb.dir() / "fanout").string() + ", " + SPARSE_CPP_MIXED +
+                       R"(]
     serializer: msgpack
     parallelism: 2
     streams: {evens: [n], odds: [n], squares: [n, square]}
     inputs: [{from: numbers, grouping: shuffle}]
-  - {id: evens, command: )" + Py("RecordSink") +
-                            R"(, inputs: [{from: fanout, stream: evens}]}
-  - {id: odds, command: )" + Py("RecordSink") +
-                            R"(, inputs: [{from: fanout, stream: odds, grouping: fields, fields: [n]}]}
+  - {id: evens, command: )" +
+                       Py("RecordSink") +
+                       R"(, inputs: [{from: fanout, stream: evens}]}
+  - {id: odds, command: )" +
+                       Py("RecordSink") +
+                       R"(, inputs: [{from: fanout, stream: odds, grouping: fields, fields: [n]}]}
   - id: squares
     command: )" + Py("RecordSink") +
-                            R"(
+                       R"(
     parallelism: 2
     inputs: [{from: fanout, stream: squares, grouping: all}]
 )");
@@ -107,7 +111,8 @@ TEST(Msgpack, JsonOnlyComponentDeclaredMsgpackIsAClearStartError) {
   Sandbox sb;
   sb.Write("topo.yaml", R"(name: msgpack-wrong
 spouts:
-  - {id: sentences, command: )" + Py("SentenceSpout") +
+  - {id: sentences, command: )" +
+                            Py("SentenceSpout") +
                             R"(, outputs: [sentence]}
 bolts:
   - {id: split, command: [python3, raw_components.py, storm_split], serializer: msgpack,
