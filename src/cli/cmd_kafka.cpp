@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/run_observability.hpp"
 #include "kafka/bootstrap_proxy.hpp"
 #include "kafka/embedded_broker.hpp"
 #include "kafka/rdkafka_handles.hpp"
@@ -22,6 +23,8 @@ namespace sparse::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+constexpr int kReachTimeoutMs = 5000;
 
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) {
@@ -109,7 +112,7 @@ int Serve(const ServeArgs& args) {
 }
 
 struct ClientArgs {
-  std::string bootstrap = "localhost:9092";
+  std::string bootstrap;  // empty: a running topology's embedded broker, else localhost:9092
   std::string topic;
   std::vector<std::string> properties;  // key=value
   // produce
@@ -148,11 +151,40 @@ void QuietLogs(rd_kafka_conf_t* conf) {
   });
 }
 
-int Produce(const ClientArgs& args) {
+// Without -b: the embedded broker of a `sparse run` in this folder or a parent (its run-state
+// file has the address), else localhost:9092 (where `sparse kafka serve` listens).
+std::string BootstrapFor(const ClientArgs& args, const char* command) {
+  if (!args.bootstrap.empty()) return args.bootstrap;
+  if (auto run = FindRun(fs::current_path()); run && !run->state.kafka.empty()) {
+    std::cerr << "sparse kafka " << command << ": the embedded broker of the running topology `"
+              << run->state.topology << "` at " << run->state.kafka << "\n";
+    return run->state.kafka;
+  }
+  return "localhost:9092";
+}
+
+// Asks the brokers for their list (no topics) so that an unreachable cluster is an error in
+// seconds rather than a wait as long as librdkafka's own timeouts.
+std::optional<std::string> Reachable(rd_kafka_t* rk, const std::string& bootstrap) {
+  const rd_kafka_metadata_t* raw = nullptr;
+  const auto err = rd_kafka_metadata(rk, 0, nullptr, &raw, kReachTimeoutMs);
+  kafka::MetadataPtr md(raw);
+  if (!err) return std::nullopt;
+  return "cannot reach Kafka at " + bootstrap + " within " +
+         std::to_string(kReachTimeoutMs / 1000) + " s: " + rd_kafka_err2str(err) +
+         ". Is a broker running there? (`sparse kafka serve` runs one; a `sparse run` of a "
+         "topology with kafka.bootstrap.servers: embedded runs one for its run)";
+}
+
+int Produce(const ClientArgs& in) {
+  ClientArgs args = in;
+  args.bootstrap = BootstrapFor(in, "produce");
   kafka::ConfPtr conf(rd_kafka_conf_new());
   kafka::SetProperty(conf.get(), "bootstrap.servers", args.bootstrap);
   kafka::SetProperty(conf.get(), "enable.idempotence", "true");
   kafka::SetProperty(conf.get(), "linger.ms", "5");
+  // A record not delivered within 10 s (the broker went away) fails the command.
+  kafka::SetProperty(conf.get(), "message.timeout.ms", "10000");
   if (auto err = ApplyKeyValues(conf.get(), args.properties)) {
     std::cerr << "sparse kafka produce: " << *err << "\n";
     return exit_code::kError;
@@ -170,6 +202,10 @@ int Produce(const ClientArgs& args) {
   if (!producer) {
     std::cerr << "sparse kafka produce: " << error << "\n";
     return exit_code::kError;
+  }
+  if (auto err = Reachable(producer.get(), args.bootstrap)) {
+    std::cerr << "sparse kafka produce: " << *err << "\n";
+    return exit_code::kRemoteFailed;
   }
   std::uint64_t lines = 0;
   std::string line;
@@ -215,7 +251,42 @@ int Produce(const ClientArgs& args) {
   return exit_code::kOk;
 }
 
-int Consume(const ClientArgs& args) {
+// --json: the record's timestamp (ms since the epoch, and whether the producer or the broker set
+// it) and its headers as an object (a header repeated under one name: an array of its values).
+// Dead letters carry their source and error there (sparse.error, sparse.source.*).
+void AddTimestampAndHeaders(const rd_kafka_message_t& m, nlohmann::json& j) {
+  rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+  const std::int64_t ts = rd_kafka_message_timestamp(&m, &type);
+  j["timestamp"] =
+      type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nlohmann::json(nullptr) : nlohmann::json(ts);
+  j["timestamp_type"] = type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? "create"
+                        : type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "log_append"
+                                                                     : "none";
+  nlohmann::json headers = nlohmann::json::object();
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(&m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+    const char* name = nullptr;
+    const void* val = nullptr;
+    std::size_t size = 0;
+    for (std::size_t i = 0;
+         rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
+      nlohmann::json v = val ? nlohmann::json(std::string(static_cast<const char*>(val), size))
+                             : nlohmann::json(nullptr);
+      auto it = headers.find(name);
+      if (it == headers.end()) {
+        headers[name] = std::move(v);
+      } else {
+        if (!it->is_array()) *it = nlohmann::json::array({*it});
+        it->push_back(std::move(v));
+      }
+    }
+  }
+  j["headers"] = std::move(headers);
+}
+
+int Consume(const ClientArgs& in) {
+  ClientArgs args = in;
+  args.bootstrap = BootstrapFor(in, "consume");
   kafka::ConfPtr conf(rd_kafka_conf_new());
   kafka::SetProperty(conf.get(), "bootstrap.servers", args.bootstrap);
   const bool group = !args.group.empty();
@@ -232,6 +303,10 @@ int Consume(const ClientArgs& args) {
   if (!consumer) {
     std::cerr << "sparse kafka consume: " << error << "\n";
     return exit_code::kError;
+  }
+  if (auto err = Reachable(consumer.get(), args.bootstrap)) {
+    std::cerr << "sparse kafka consume: " << *err << "\n";
+    return exit_code::kRemoteFailed;
   }
   rd_kafka_poll_set_consumer(consumer.get());
   if (group) {
@@ -288,6 +363,7 @@ int Consume(const ClientArgs& args) {
       j["key"] = m->key ? nlohmann::json(std::string(static_cast<const char*>(m->key), m->key_len))
                         : nlohmann::json(nullptr);
       j["value"] = m->payload ? nlohmann::json(std::string(value)) : nlohmann::json(nullptr);
+      AddTimestampAndHeaders(*m, j);
       std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       std::cout << value << "\n";
@@ -328,8 +404,9 @@ void RegisterKafkaCommands(CLI::App& app, Action& action) {
 
   auto produce = std::make_shared<ClientArgs>();
   CLI::App* p = kafka->add_subcommand("produce", "Write stdin to a topic, one record per line");
-  p->add_option("-b,--bootstrap-servers", produce->bootstrap, "Kafka bootstrap servers")
-      ->capture_default_str();
+  p->add_option("-b,--bootstrap-servers", produce->bootstrap,
+                "Kafka bootstrap servers (default: the embedded broker of a `sparse run` in this "
+                "project, else localhost:9092)");
   p->add_option("-t,--topic", produce->topic, "Topic")->required();
   p->add_option("-k,--key-separator", produce->key_separator,
                 "Split each line into KEY SEP VALUE at the first SEP");
@@ -339,8 +416,9 @@ void RegisterKafkaCommands(CLI::App& app, Action& action) {
 
   auto consume = std::make_shared<ClientArgs>();
   CLI::App* c = kafka->add_subcommand("consume", "Print a topic's records on stdout");
-  c->add_option("-b,--bootstrap-servers", consume->bootstrap, "Kafka bootstrap servers")
-      ->capture_default_str();
+  c->add_option("-b,--bootstrap-servers", consume->bootstrap,
+                "Kafka bootstrap servers (default: the embedded broker of a `sparse run` in this "
+                "project, else localhost:9092)");
   c->add_option("-t,--topic", consume->topic, "Topic")->required();
   c->add_flag("--from-beginning", consume->from_beginning, "Start at the earliest offset");
   c->add_option("-n,--max", consume->max, "Stop after this many records");
@@ -348,7 +426,9 @@ void RegisterKafkaCommands(CLI::App& app, Action& action) {
                 "Stop after this many seconds without a record (0: never)")
       ->capture_default_str();
   c->add_option("-g,--group", consume->group, "Consumer group (commits offsets)");
-  c->add_flag("--json", consume->json, "One JSON object per record with topic, partition, ...");
+  c->add_flag("--json", consume->json,
+              "One JSON object per record: topic, partition, offset, key, value, timestamp, "
+              "timestamp_type, headers");
   c->add_option("-X", consume->properties, "librdkafka property key=value (repeatable)");
   c->callback([consume, &action] { action = [consume] { return Consume(*consume); }; });
 }

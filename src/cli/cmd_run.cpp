@@ -17,6 +17,7 @@
 #include "cli/python_topology.hpp"
 #include "cli/run_dir.hpp"
 #include "cli/run_guard.hpp"
+#include "cli/run_kafka.hpp"
 #include "cli/run_observability.hpp"
 #include "cli/streamparse_project.hpp"
 #include "runtime/config.hpp"
@@ -134,6 +135,15 @@ int RunTopology(const RunArgs& args) {
     std::cerr << "sparse: warning: " << w.ToString() << "\n";
   }
 
+  // Before the plan: it copies the configuration that the broker's address goes into.
+  std::unique_ptr<RunKafka> embedded_kafka;
+  try {
+    embedded_kafka = RunKafka::StartIfAsked(topology, overrides);
+  } catch (const std::exception& e) {
+    std::cerr << "sparse: " << e.what() << "\n";
+    return exit_code::kError;
+  }
+
   try {
     plan = runtime::MakePlan(topology, overrides);
   } catch (const runtime::TopologyError& e) {
@@ -184,11 +194,11 @@ int RunTopology(const RunArgs& args) {
 
   const Style style = Style::ForStderr();
   ConsoleWriter console_out(STDERR_FILENO);
-  ConsoleObserver console(topology.name, args.debug, style, console_out,
-                          options.log_dir.string());
+  ConsoleObserver console(topology.name, args.debug, style, console_out, options.log_dir.string());
   std::cerr << "topology " << topology.name << " from " << file.string() << " (" << plan.num_tasks()
             << " tasks; logs in " << options.log_dir.string() << ")\n";
   RunObservability observability(console, options.log_dir);
+  if (embedded_kafka) observability.set_kafka(embedded_kafka->address());
   runtime::LocalCluster cluster(plan, std::move(options), observability.observer());
   auto live = observability.Start(cluster, topology, plan, args.ui,
                                   project ? project->root
@@ -216,6 +226,10 @@ int RunTopology(const RunArgs& args) {
                     {"components_system_secs", secs(children.ru_stime)},
                     {"runtime_max_rss_kb", self.ru_maxrss}};
     std::ofstream(args.stats_json) << stats.dump(2) << "\n";
+  }
+  if (auto never = KafkaNeverReached(topology, overrides, console.last())) {
+    std::cerr << style.Paint("sparse: ", "31") << *never << "\n";
+    if (status == runtime::RunStatus::kOk) return exit_code::kRemoteFailed;
   }
   switch (status) {
     case runtime::RunStatus::kOk:

@@ -43,7 +43,8 @@ void WriteRunState(const fs::path& path, const RunState& s) {
                {"topology", s.topology}, {"id", s.id},
                {"url", s.url},           {"port", s.port},
                {"bind", s.bind},         {"log_dir", s.log_dir},
-               {"file", s.file},         {"started_ms", s.started_ms}};
+               {"file", s.file},         {"started_ms", s.started_ms},
+               {"kafka", s.kafka}};
   const fs::path tmp = path.string() + "." + std::to_string(::getpid()) + ".tmp";
   {
     std::ofstream out(tmp);
@@ -73,6 +74,7 @@ std::optional<RunState> ReadRunState(const fs::path& path) {
     s.log_dir = j.at("log_dir").get<std::string>();
     s.file = j.at("file").get<std::string>();
     s.started_ms = j.at("started_ms").get<std::int64_t>();
+    s.kafka = j.value("kafka", "");
     return s;
   } catch (const json::exception&) {
     return std::nullopt;
@@ -135,6 +137,7 @@ std::unique_ptr<RunObservability::Live> RunObservability::Start(runtime::LocalCl
   state.file = fs::absolute(topology.file).string();
   state.started_ms = web::NowMs();
   state.bind = args.bind;
+  state.kafka = kafka_;
   if (!args.no_ui) {
     web::TopologyInfo info;
     info.id = state.id;

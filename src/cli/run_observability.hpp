@@ -42,6 +42,7 @@ struct RunState {
   std::string log_dir;
   std::string file;  // the topology file
   std::int64_t started_ms = 0;
+  std::string kafka;  // the embedded Kafka broker's address, when the run started one
 };
 
 std::filesystem::path RunStatePath(const std::filesystem::path& dir);  // dir/.sparse/run.json
@@ -68,6 +69,8 @@ class RunObservability {
   RunObservability(runtime::ClusterObserver& console, std::filesystem::path log_dir);
   ~RunObservability();
   runtime::ClusterObserver* observer() { return &fanout_; }
+  // The embedded Kafka broker of the run (run_kafka.hpp), recorded in the run-state file.
+  void set_kafka(std::string address) { kafka_ = std::move(address); }
 
   // The live part of a run's observability. Destroy it before the cluster (it holds sockets on
   // the cluster's loop); it removes the run-state file.
@@ -95,6 +98,7 @@ class RunObservability {
  private:
   web::FanoutObserver fanout_;
   std::filesystem::path log_dir_;
+  std::string kafka_;
 };
 
 }  // namespace sparse::cli

@@ -6,6 +6,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
@@ -31,7 +32,7 @@ class KafkaBolt::Session {
  public:
   Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
           int task_id)
-      : o_(o), out_(out), timer_(io), task_id_(task_id) {}
+      : o_(o), out_(out), io_(io), timer_(io), task_id_(task_id) {}
   ~Session() { Close(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
@@ -67,9 +68,12 @@ class KafkaBolt::Session {
   void Tick();
   void DrainBacklog();
   void PublishMetrics(Clock::time_point now);
+  void Connected();
+  void Probe(Clock::time_point now);
 
   const BoltOptions& o_;
   runtime::BuiltinCollector& out_;
+  boost::asio::io_context& io_;
   boost::asio::steady_timer timer_;
   int task_id_;
   std::string bootstrap_;
@@ -78,6 +82,12 @@ class KafkaBolt::Session {
   ReportThrottle throttle_;
   bool open_ = false;
   bool fatal_ = false;
+  // A broker answered once (a delivery, or the metadata probe sent until then): published as the
+  // gauge kafka.connected, which tells a run whose Kafka was never reachable (cmd_run).
+  bool connected_ = false;
+  bool probing_ = false;
+  Clock::time_point next_probe_{};
+  std::unique_ptr<BlockingWorker> worker_;
   std::unordered_map<const std::vector<std::string>*, Layout> layouts_;
   std::deque<Record> backlog_;
   std::int64_t in_flight_ = 0;
@@ -118,6 +128,8 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   producer_ = NewClient(RD_KAFKA_PRODUCER, std::move(kconf), error);
   if (!producer_) return "cannot create the Kafka producer: " + error;
   rd_kafka_set_log_queue(producer_.get(), nullptr);
+  worker_ = std::make_unique<BlockingWorker>(io_);
+  out_.SetGauge("kafka.connected", 0);
   open_ = true;
   last_metrics_at_ = Clock::now();
   next_metrics_ = last_metrics_at_ + kMetricsEvery;
@@ -130,6 +142,7 @@ void KafkaBolt::Session::Close() {
   open_ = false;
   timer_.cancel();
   *alive_ = false;
+  if (worker_) worker_->Stop();
   for (auto& r : backlog_) out_.Fail(r.tuple_id);
   backlog_.clear();
   // Deliver what is queued (their reports ack or fail the inputs), then give up on the rest.
@@ -150,6 +163,7 @@ void KafkaBolt::Session::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, 
   if (!id) return;
   --self->in_flight_;
   if (!msg->err) {
+    self->Connected();
     ++self->delivered_;
     self->out_.Ack(*id);
     return;
@@ -321,7 +335,31 @@ void KafkaBolt::Session::Tick() {
   if (!*alive_ || fatal_) return;
   DrainBacklog();
   const auto now = Clock::now();
+  Probe(now);
   if (now >= next_metrics_) PublishMetrics(now);
+}
+
+void KafkaBolt::Session::Connected() {
+  if (connected_) return;
+  connected_ = true;
+  out_.SetGauge("kafka.connected", 1);
+}
+
+void KafkaBolt::Session::Probe(Clock::time_point now) {
+  if (connected_ || probing_ || now < next_probe_) return;
+  probing_ = true;
+  next_probe_ = now + std::chrono::seconds(2);
+  rd_kafka_t* rk = producer_.get();
+  worker_->Submit([this, rk] {
+    // Brokers only (no topics): a request that any reachable broker answers.
+    const rd_kafka_metadata_t* raw = nullptr;
+    const bool ok = rd_kafka_metadata(rk, 0, nullptr, &raw, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR;
+    MetadataPtr md(raw);
+    return [this, ok] {
+      probing_ = false;
+      if (ok) Connected();
+    };
+  });
 }
 
 void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {

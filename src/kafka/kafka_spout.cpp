@@ -235,6 +235,8 @@ class KafkaSpout::Session {
 
   // Assignment.
   void RefreshPartitions();
+  // Publishes kafka.connected = 1 the first time a broker answers.
+  void MarkConnected();
   void OnMetadata(const MetadataResult& result);
   Partition& NewPartition(const std::string& topic, std::int32_t partition);
   void AddPartitions(const std::vector<TopicPartition>& tps);
@@ -310,6 +312,7 @@ class KafkaSpout::Session {
   bool open_ = false;
   bool closing_ = false;
   bool fatal_ = false;
+  bool connected_ = false;  // a metadata request was answered once
 
   std::unordered_map<std::int64_t, std::unique_ptr<Partition>> by_slot_;
   std::map<TopicPartition, std::int64_t> owned_;
@@ -381,6 +384,7 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
     if (auto err = CreateDeadLetterProducer()) return err;
   }
   worker_ = std::make_unique<BlockingWorker>(io_);
+  out_.SetGauge("kafka.connected", 0);
   open_ = true;
   const auto now = Clock::now();
   next_commit_ = now + std::chrono::milliseconds(o_.commit_interval_ms);
@@ -650,6 +654,12 @@ KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const rd_kafka_me
   return last_owned_.p;
 }
 
+void KafkaSpout::Session::MarkConnected() {
+  if (connected_) return;
+  connected_ = true;  // a broker answered: the run's Kafka was reachable (cmd_run reads it)
+  out_.SetGauge("kafka.connected", 1);
+}
+
 void KafkaSpout::Session::RefreshPartitions() {
   refresh_in_flight_ = true;
   rd_kafka_t* rk = consumer_.get();
@@ -670,6 +680,7 @@ void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
                            std::to_string(o_.partition_refresh_ms) + " ms");
     return;
   }
+  MarkConnected();
   std::vector<TopicPartition> all;
   for (const auto& t : result.topics) {
     if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
@@ -903,6 +914,7 @@ void KafkaSpout::Session::RemovePartitions(const std::vector<TopicPartition>& tp
 void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                     rd_kafka_topic_partition_list_t* parts) {
   const bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+  MarkConnected();  // a group coordinator answered
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     bool by_time = false;
     std::string names;

@@ -433,6 +433,7 @@ bolts:
   EXPECT_NE(run->Stderr().find("options.group_id: required"), std::string::npos) << run->Stderr();
 }
 
+// Issue 15: a run whose Kafka never answered ends with exit code 5 and says so, rather than 0.
 TEST_P(KafkaEndToEndEmbedded, UnreachableBrokerIsReportedAndRetriedNotAHangOrACrash) {
   dir_.Write("copy.yaml", CopyTopology());
   std::vector<std::string> argv{kSparse,
@@ -445,11 +446,87 @@ TEST_P(KafkaEndToEndEmbedded, UnreachableBrokerIsReportedAndRetriedNotAHangOrACr
                                 "-t",
                                 "4"};
   Process run(argv, dir_.path(), "run");
-  ASSERT_EQ(run.Wait(seconds(40)), 0) << run.Stderr();
+  ASSERT_EQ(run.Wait(seconds(40)), 5) << run.Stderr();
+  EXPECT_NE(run.Stderr().find("Kafka at 127.0.0.1:1 was never reachable during the run"),
+            std::string::npos)
+      << run.Stderr();
   const json source = Component(Stats("run"), "source");
   EXPECT_NE(source["last_error"].get<std::string>().find("127.0.0.1:1"), std::string::npos)
       << source.dump();
   EXPECT_EQ(source["restarts"], 0);
+  EXPECT_EQ(source["gauges"]["kafka.connected"], 0);
+}
+
+// Issue 15: the Kafka quickstart runs with no broker installed. Its topology says
+// `kafka.bootstrap.servers: embedded`: `sparse run` starts a broker for the run, and `sparse kafka
+// produce/consume`, run in the project without -b, find it (whether or not 9092 was free).
+TEST_P(KafkaEndToEndEmbedded, QuickstartRunsWithItsOwnEmbeddedBroker) {
+  Process quickstart(
+      {kSparse, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
+      dir_.path(), "quickstart");
+  ASSERT_EQ(quickstart.Wait(seconds(30)), 0) << quickstart.Stderr();
+  const auto project = dir_.path() / "demo";
+  Process run({kSparse, "run", "--no-ui", "-t", "150", "--stats-json",
+               (dir_.path() / "run.stats.json").string()},
+              project, "run");
+  ASSERT_TRUE(WaitFor(
+      run, [&] { return run.Stderr().find("running clicks") != std::string::npos; }, seconds(60)))
+      << run.Stderr();
+  EXPECT_NE(run.Stderr().find("embedded Kafka broker (in memory, for this run) at 127.0.0.1:"),
+            std::string::npos)
+      << run.Stderr();
+  std::string lines;
+  for (int i = 0; i < 200; ++i) {
+    lines += "user" + std::to_string(i % 7) + "|" +
+             json{{"user", "user" + std::to_string(i % 7)},
+                  {"url", "https://example.com/a/" + std::to_string(i)}}
+                 .dump() +
+             "\n";
+  }
+  lines += "user1|not json\n";  // given up after its retries: a dead letter
+  dir_.Write("clicks.txt", lines);
+  Process produce(
+      {"/bin/sh", "-c", std::string(kSparse) + " kafka produce -t clicks -k '|' < ../clicks.txt"},
+      project, "produce");
+  ASSERT_EQ(produce.Wait(seconds(30)), 0) << produce.Stderr();
+  EXPECT_NE(produce.Stderr().find("the embedded broker of the running topology `clicks`"),
+            std::string::npos)
+      << produce.Stderr();
+  Process consume({kSparse, "kafka", "consume", "-t", "clicks-enriched", "--from-beginning",
+                   "--max", "200", "--idle", "60"},
+                  project, "consume");
+  ASSERT_EQ(consume.Wait(seconds(90)), 0) << consume.Stderr();
+  EXPECT_NE(consume.Stderr().find("consumed 200 record(s)"), std::string::npos) << consume.Stderr();
+  Process dead({kSparse, "kafka", "consume", "-t", "clicks-dead", "--from-beginning", "--max", "1",
+                "--idle", "90", "--json"},
+               project, "dead");
+  ASSERT_EQ(dead.Wait(seconds(120)), 0) << dead.Stderr();
+  const json letter = json::parse(dead.Stdout());
+  EXPECT_EQ(letter["value"], "not json");
+  EXPECT_EQ(letter["headers"]["sparse.error"], "failed 6 time(s)") << letter.dump();
+  EXPECT_EQ(letter["headers"]["sparse.source.topic"], "clicks") << letter.dump();
+  EXPECT_TRUE(letter["timestamp"].is_number_integer()) << letter.dump();
+  EXPECT_GT(letter["timestamp"].get<std::int64_t>(), 1600000000000) << "ms since the epoch";
+  EXPECT_EQ(Stop(run), 0) << run.Stderr();
+  EXPECT_EQ(Component(Stats("run"), "publish")["gauges"]["kafka.connected"], 1);
+}
+
+// Issue 15: `sparse kafka produce/consume` against an address where no broker listens fail
+// within seconds with exit code 5 (produce used to wait 30 s and consume forever).
+TEST_P(KafkaEndToEndEmbedded, ClientsFailFastWhenNoBrokerAnswers) {
+  dir_.Write("lines.txt", "a\nb\n");
+  Process produce(
+      {"/bin/sh", "-c", std::string(kSparse) + " kafka produce -b 127.0.0.1:1 -t demo < lines.txt"},
+      dir_.path(), "produce");
+  ASSERT_EQ(produce.Wait(seconds(30)), 5) << produce.Stderr();
+  EXPECT_NE(produce.Stderr().find("cannot reach Kafka at 127.0.0.1:1"), std::string::npos)
+      << produce.Stderr();
+  Process consume(
+      {kSparse, "kafka", "consume", "-b", "127.0.0.1:1", "-t", "demo", "-g", "g", "--idle", "0"},
+      dir_.path(), "consume");
+  ASSERT_EQ(consume.Wait(seconds(30)), 5) << consume.Stderr();
+  EXPECT_NE(consume.Stderr().find("cannot reach Kafka at 127.0.0.1:1"), std::string::npos)
+      << consume.Stderr();
 }
 
 TEST_P(KafkaEndToEndEmbedded, ServeProduceConsume) {
