@@ -821,6 +821,9 @@ TEST(Cpp, QuickstartProjectBuildsAndRuns) {
                      std::chrono::seconds(300));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("building C++ components"), std::string::npos);
+  // The build shows its steps and how long it took (not a silent wait).
+  EXPECT_NE(r.err.find("Built target word_count ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("built C++ components in "), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::exists(sb.dir() / "cproj" / "src" / "bin" / "word_count"));
   std::ifstream in(sb.dir() / "stats.json");
   json stats = json::parse(in);
@@ -829,6 +832,17 @@ TEST(Cpp, QuickstartProjectBuildsAndRuns) {
     EXPECT_EQ(c["errors"], 0);
   }
   EXPECT_NE(r.err.find("words counted; top:"), std::string::npos) << "ticks logged the counts";
+
+  // The project copied elsewhere with its _build/: CMake refuses a cache made for another folder,
+  // so sparse configures it afresh rather than failing.
+  std::filesystem::copy(sb.dir() / "cproj", sb.dir() / "copied",
+                        std::filesystem::copy_options::recursive);
+  auto copied = inner.Run(
+      {"run", (sb.dir() / "copied" / "topologies" / "wordcount.yaml").string(), "-t", "2"},
+      std::chrono::seconds(300));
+  ASSERT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_NE(copied.err.find("_build/ is from elsewhere (it was configured for "), std::string::npos)
+      << copied.err;
 
   // A compile error stops the run before anything starts, with the compiler's message.
   {
