@@ -22,6 +22,16 @@ std::string Seconds(std::chrono::milliseconds ms) {
   std::snprintf(buf, sizeof buf, "%.3g s", static_cast<double>(ms.count()) / 1000.0);
   return buf;
 }
+
+Backpressure::Watermarks WatermarksOf(const Plan& plan) {
+  ConfigView conf(&plan.topology_config);
+  Backpressure::Watermarks m;
+  m.high = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermark));
+  m.low = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermark));
+  m.high_bytes = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermarkBytes));
+  m.low_bytes = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermarkBytes));
+  return m;
+}
 }  // namespace
 
 LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer)
@@ -41,41 +51,10 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
       status_timer_(io_),
       deadline_timer_(io_),
       stop_timer_(io_),
-      signals_(io_) {
-  ConfigView conf(&plan.topology_config);
-  high_watermark_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermark));
-  low_watermark_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermark));
-  high_watermark_bytes_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueHighWatermarkBytes));
-  low_watermark_bytes_ = static_cast<std::size_t>(conf.IntValue(keys::kQueueLowWatermarkBytes));
-  // CheckMergedConfig refuses low >= high in a topology; a plan built without it stays sane.
-  if (low_watermark_ >= high_watermark_) low_watermark_ = high_watermark_ / 2;
-  if (low_watermark_bytes_ >= high_watermark_bytes_) {
-    low_watermark_bytes_ = high_watermark_bytes_ / 2;
-  }
-
+      signals_(io_),
+      restarts_(plan.num_tasks()),
+      backpressure_(Backpressure::UpstreamSpouts(plan), plan.task_component, WatermarksOf(plan)) {
   const std::size_t n = plan.components.size();
-  throttle_count_.assign(n, 0);
-  upstream_spouts_.assign(n, {});
-  // Reverse reachability: the spouts whose tuples can reach each component.
-  for (std::size_t s = 0; s < n; ++s) {
-    if (!plan.components[s].def->is_spout()) continue;
-    std::vector<bool> seen(n, false);
-    std::vector<int> stack{static_cast<int>(s)};
-    while (!stack.empty()) {
-      int c = stack.back();
-      stack.pop_back();
-      for (const auto& subs : plan.components[c].subscribers) {
-        for (const auto& sub : subs) {
-          if (!seen[sub.target_component]) {
-            seen[sub.target_component] = true;
-            upstream_spouts_[sub.target_component].push_back(static_cast<int>(s));
-            stack.push_back(sub.target_component);
-          }
-        }
-      }
-    }
-  }
-  restarts_.resize(plan.num_tasks() + 1);
   last_error_.resize(n);
   last_error_at_.resize(n);
   last_busy_ms_.assign(plan.num_tasks() + 1, 0);
@@ -231,29 +210,25 @@ void LocalCluster::HandleFailure(FailureReport report) {
     return;
   }
   ConfigView conf(&plan_.components[ci].config);
-  const auto window = conf.SecondsValue(keys::kRestartWindowSecs);
-  const auto max_restarts = conf.IntValue(keys::kRestartMax);
-  const auto now = Clock::now();
-  auto& history = restarts_[task];
-  while (!history.empty() && now - history.front() > window) history.pop_front();
-  if (static_cast<std::int64_t>(history.size()) >= max_restarts) {
+  RestartPolicy::Limits limits;
+  limits.max = conf.IntValue(keys::kRestartMax);
+  limits.window = conf.SecondsValue(keys::kRestartWindowSecs);
+  limits.base = std::chrono::milliseconds(conf.IntValue(keys::kRestartBackoffMs));
+  limits.cap = std::chrono::milliseconds(conf.IntValue(keys::kRestartBackoffMaxMs));
+  const auto decision = restarts_.OnFailure(task, limits, Clock::now());
+  if (decision.crash_loop) {
     if (observer_) observer_->OnTaskFailure(report, std::nullopt);
     Fatal(RunStatus::kFailed,
           "crash loop: component `" + report.component + "` (task " + std::to_string(task) +
-              ") failed " + std::to_string(history.size() + 1) + " times within " +
-              Seconds(window) + " (" + keys::kRestartMax + "=" + std::to_string(max_restarts) +
+              ") failed " + std::to_string(decision.failures) + " times within " +
+              Seconds(std::chrono::duration_cast<std::chrono::milliseconds>(limits.window)) + " (" +
+              keys::kRestartMax + "=" + std::to_string(limits.max) +
               "); last failure: " + report.reason);
     return;
   }
-  const auto base = conf.IntValue(keys::kRestartBackoffMs);
-  const auto cap = conf.IntValue(keys::kRestartBackoffMaxMs);
-  std::int64_t backoff = base;
-  for (std::size_t i = 0; i < history.size() && backoff < cap; ++i) backoff *= 2;
-  backoff = std::min(backoff, cap);
-  history.push_back(now);
   tasks_[task]->stats().restarts++;
-  if (observer_) observer_->OnTaskFailure(report, std::chrono::milliseconds(backoff));
-  auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(backoff));
+  if (observer_) observer_->OnTaskFailure(report, decision.backoff);
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, decision.backoff);
   timer->async_wait([this, timer, task](const boost::system::error_code& ec) {
     if (ec || state_ == State::kStopping || state_ == State::kStopped) return;
     logs_.Write(ComponentOf(task), task, "INFO", "restarting");
@@ -270,41 +245,21 @@ std::optional<std::string> LocalCluster::Route(int source_task, const EmittedTup
 void LocalCluster::Deliver(int target_task, InputTuple&& tuple) {
   Task& t = *tasks_[target_task];
   t.Deliver(std::move(tuple));
-  if ((t.QueueDepth() >= high_watermark_ || t.HeldBytes() >= high_watermark_bytes_) &&
-      !hot_tasks_.count(target_task)) {
-    SetHot(target_task, true);
-  }
-}
-
-void LocalCluster::SetHot(int task, bool hot) {
-  if (hot) {
-    hot_tasks_.insert(task);
-  } else {
-    hot_tasks_.erase(task);
-  }
-  for (int spout : upstream_spouts_[plan_.task_component[task]]) {
-    if (hot) {
-      throttle_count_[spout]++;
-    } else if (--throttle_count_[spout] == 0) {
-      for (int st : plan_.components[spout].tasks) tasks_[st]->Wake();
-    }
-  }
+  backpressure_.Queued(target_task, {t.QueueDepth(), t.HeldBytes()});
 }
 
 void LocalCluster::CheckBackpressure() {
-  if (hot_tasks_.empty()) return;
-  std::vector<int> cooled;
-  for (int t : hot_tasks_) {
-    if (tasks_[t]->QueueDepth() <= low_watermark_ &&
-        tasks_[t]->HeldBytes() <= low_watermark_bytes_) {
-      cooled.push_back(t);
-    }
+  if (!backpressure_.AnyHot()) return;
+  const auto released = backpressure_.Cool([this](int task) {
+    return Backpressure::Load{tasks_[task]->QueueDepth(), tasks_[task]->HeldBytes()};
+  });
+  for (int spout : released) {
+    for (int st : plan_.components[spout].tasks) tasks_[st]->Wake();
   }
-  for (int t : cooled) SetHot(t, false);
 }
 
 bool LocalCluster::Throttled(int spout_task) const {
-  return throttle_count_[plan_.task_component[spout_task]] > 0;
+  return backpressure_.Throttled(plan_.task_component[spout_task]);
 }
 
 void LocalCluster::Log(int task, multilang::LogLevel level, std::string_view msg) {
@@ -486,7 +441,7 @@ ClusterSnapshot LocalCluster::Snapshot() {
   s.pending_trees = acker_.pending();
   s.tasks_total = plan_.num_tasks();
   s.tasks_ready = 0;
-  s.backpressure = !hot_tasks_.empty();
+  s.backpressure = backpressure_.AnyHot();
   const double interval_ms =
       std::chrono::duration<double, std::milli>(now - last_snapshot_at_).count();
   std::vector<double> max_busy(plan_.components.size(), 0);

@@ -22,9 +22,11 @@
 #include "multilang/loop_clock.hpp"
 
 #include "runtime/acker.hpp"
+#include "runtime/backpressure.hpp"
 #include "runtime/component_logs.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/plan.hpp"
+#include "runtime/restart_policy.hpp"
 #include "runtime/router.hpp"
 #include "runtime/task.hpp"
 
@@ -106,7 +108,7 @@ class LocalCluster final : public TaskHost {
   bool Throttled(int spout_task) const override;
   void NoteActivity() override {
     last_activity_ = multilang::LoopClock::Now();
-    if (!hot_tasks_.empty()) CheckBackpressure();
+    if (backpressure_.AnyHot()) CheckBackpressure();
   }
 
  private:
@@ -117,7 +119,6 @@ class LocalCluster final : public TaskHost {
   void HandleFailure(FailureReport report);
   void Housekeeping();
   void CheckBackpressure();
-  void SetHot(int task, bool hot);
   void BeginStop(const std::string& reason);
   void CheckDrained();
   void TerminateAll();
@@ -137,7 +138,6 @@ class LocalCluster final : public TaskHost {
   IdGenerator ids_;
   ComponentLogs logs_;
   std::vector<std::unique_ptr<Task>> tasks_;  // by task id (index 0 unused)
-  std::vector<std::deque<Clock::time_point>> restarts_;
   std::vector<std::string> last_error_;
   std::vector<Clock::time_point> last_error_at_;
   boost::asio::steady_timer housekeeping_timer_;
@@ -153,15 +153,8 @@ class LocalCluster final : public TaskHost {
   Clock::time_point started_at_;
   Clock::time_point last_activity_;
   Clock::time_point drain_deadline_;
-  // Backpressure: tasks above the high watermark, and for each spout component how many hot
-  // tasks it feeds.
-  std::set<int> hot_tasks_;
-  std::vector<int> throttle_count_;                // by component index
-  std::vector<std::vector<int>> upstream_spouts_;  // by component index
-  std::size_t high_watermark_;
-  std::size_t low_watermark_;
-  std::size_t high_watermark_bytes_;  // the same in bytes held for a task (Task::HeldBytes)
-  std::size_t low_watermark_bytes_;
+  RestartPolicy restarts_;
+  Backpressure backpressure_;
   // Capacity: busy time at the last snapshot.
   std::vector<double> last_busy_ms_;
   Clock::time_point last_snapshot_at_;
