@@ -53,12 +53,11 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
       stop_timer_(io_),
       signals_(io_),
       restarts_(plan.num_tasks()),
-      backpressure_(Backpressure::UpstreamSpouts(plan), plan.task_component, WatermarksOf(plan)) {
+      backpressure_(Backpressure::UpstreamSpouts(plan), plan.task_component, WatermarksOf(plan)),
+      capacity_(plan.task_component, plan.components.size()) {
   const std::size_t n = plan.components.size();
   last_error_.resize(n);
   last_error_at_.resize(n);
-  last_busy_ms_.assign(plan.num_tasks() + 1, 0);
-  capacity_.assign(n, 0);
 }
 
 LocalCluster::~LocalCluster() {
@@ -91,7 +90,8 @@ RunStatus LocalCluster::Run() {
     signals_.add(SIGTERM);
     ArmSignals();
   }
-  started_at_ = last_activity_ = last_snapshot_at_ = Clock::now();
+  started_at_ = last_activity_ = Clock::now();
+  capacity_.Start(started_at_);
   {
     std::vector<std::string> ids;
     for (const auto& c : plan_.components) ids.push_back(c.id);
@@ -442,26 +442,15 @@ ClusterSnapshot LocalCluster::Snapshot() {
   s.tasks_total = plan_.num_tasks();
   s.tasks_ready = 0;
   s.backpressure = backpressure_.AnyHot();
-  const double interval_ms =
-      std::chrono::duration<double, std::milli>(now - last_snapshot_at_).count();
-  std::vector<double> max_busy(plan_.components.size(), 0);
   for (std::size_t t = 1; t < tasks_.size(); ++t) {
-    if (!tasks_[t]) continue;
-    if (tasks_[t]->Ready()) s.tasks_ready++;
-    const double busy = tasks_[t]->BusyMs(now);
-    if (interval_ms > 50) {
-      const double frac = (busy - last_busy_ms_[t]) / interval_ms;
-      const int ci = plan_.task_component[t];
-      max_busy[ci] = std::max(max_busy[ci], frac);
-    }
+    if (tasks_[t] && tasks_[t]->Ready()) s.tasks_ready++;
   }
-  if (interval_ms > 50) {
-    for (std::size_t t = 1; t < tasks_.size(); ++t) {
-      if (tasks_[t]) last_busy_ms_[t] = tasks_[t]->BusyMs(now);
-    }
-    capacity_ = max_busy;
-    last_snapshot_at_ = now;
-  }
+  capacity_.Sample(
+      [this, now](int t) -> std::optional<double> {
+        if (static_cast<std::size_t>(t) >= tasks_.size() || !tasks_[t]) return std::nullopt;
+        return tasks_[t]->BusyMs(now);
+      },
+      now);
   for (std::size_t ci = 0; ci < plan_.components.size(); ++ci) {
     const auto& c = plan_.components[ci];
     ComponentStats cs;
@@ -475,7 +464,7 @@ ClusterSnapshot LocalCluster::Snapshot() {
     if (!cs.last_error.empty()) {
       cs.last_error_age_secs = std::chrono::duration<double>(now - last_error_at_[ci]).count();
     }
-    cs.capacity = std::min(1.0, capacity_[ci]);
+    cs.capacity = capacity_.Of(static_cast<int>(ci));
     s.components.push_back(std::move(cs));
   }
   return s;

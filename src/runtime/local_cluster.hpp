@@ -23,6 +23,7 @@
 
 #include "runtime/acker.hpp"
 #include "runtime/backpressure.hpp"
+#include "runtime/capacity.hpp"
 #include "runtime/component_logs.hpp"
 #include "runtime/metrics.hpp"
 #include "runtime/plan.hpp"
@@ -155,10 +156,7 @@ class LocalCluster final : public TaskHost {
   Clock::time_point drain_deadline_;
   RestartPolicy restarts_;
   Backpressure backpressure_;
-  // Capacity: busy time at the last snapshot.
-  std::vector<double> last_busy_ms_;
-  Clock::time_point last_snapshot_at_;
-  std::vector<double> capacity_;
+  CapacityMeter capacity_;
 };
 
 }  // namespace sparse::runtime
