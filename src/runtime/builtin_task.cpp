@@ -149,10 +149,13 @@ void BuiltinTask::TreeDone(std::string message_id, TreeOutcome outcome) {
       stats_.timed_out++;
       [[fallthrough]];
     case TreeOutcome::kFailed:
-    case TreeOutcome::kAbandoned:
       stats_.failed++;
       impl_->Fail(message_id);
       break;
+    case TreeOutcome::kAbandoned:
+      // As for a shell spout: the trees of a spout task that went away; nobody to tell.
+      stats_.abandoned++;
+      return;
   }
   ScheduleNext(std::chrono::milliseconds(0));
 }
@@ -284,6 +287,31 @@ const std::vector<int>& BuiltinTask::Send(std::shared_ptr<const EmittedTuple> t,
                                           const std::vector<std::string>& anchors,
                                           std::optional<int> direct_task) {
   targets_.clear();
+  // A bolt's anchors are resolved before anything is routed, as for a shell bolt, so an emit
+  // anchored to an input this task does not hold (never received, or already acked or failed)
+  // goes nowhere rather than out unanchored, where its tree would no longer wait for it.
+  std::vector<AnchorRef> refs;
+  if (!spout_) {
+    auto add = [&](InFlight* f) {
+      if (f) refs.push_back({&f->input.roots, &f->ack_val});
+    };
+    if (anchors.empty()) {
+      add(current_);
+    } else {
+      for (const auto& a : anchors) {
+        std::uint64_t id = 0;
+        std::from_chars(a.data(), a.data() + a.size(), id);
+        auto f = inflight_.find(id);
+        if (f == inflight_.end()) {
+          ReportError("emit anchored to unknown tuple id \"" + a +
+                      "\" (never received, or already acked/failed): tuple dropped");
+          stats_.dropped++;
+          return targets_;
+        }
+        add(&f->second);
+      }
+    }
+  }
   std::optional<std::int64_t> direct;
   if (direct_task) direct = *direct_task;
   if (auto err = host_.Route(id_, *t, direct, targets_)) {
@@ -309,20 +337,6 @@ const std::vector<int>& BuiltinTask::Send(std::shared_ptr<const EmittedTuple> t,
     }
     DeliverFromSpout(host_, id_, std::move(t), targets_, message_id_json, tracked);
   } else {
-    std::vector<AnchorRef> refs;
-    auto add = [&](InFlight* f) {
-      if (f) refs.push_back({&f->input.roots, &f->ack_val});
-    };
-    if (anchors.empty()) {
-      add(current_);
-    } else {
-      for (const auto& a : anchors) {
-        std::uint64_t id = 0;
-        std::from_chars(a.data(), a.data() + a.size(), id);
-        auto f = inflight_.find(id);
-        add(f == inflight_.end() ? nullptr : &f->second);
-      }
-    }
     DeliverFromBolt(host_, std::move(t), targets_, refs);
   }
   host_.NoteActivity();

@@ -153,6 +153,15 @@ class FailOnceBolt final : public Base {
   }
 };
 
+// Emits a copy of each input anchored to an id it never received, then acks the input.
+class BadAnchorBolt final : public Base {
+ public:
+  void Execute(const runtime::BuiltinTuple& t) override {
+    out_->Emit("default", "[1]", "", {"987654321"}, std::nullopt);
+    out_->Ack(t.id);
+  }
+};
+
 // A built-in spout shuffled into a built-in bolt, with optional topology config lines.
 std::string Pipeline(const std::string& spout, const std::string& bolt,
                      const std::string& config = "") {
@@ -184,13 +193,13 @@ class LastStatus : public runtime::ClusterObserver {
 };
 
 template <class Component>
-void Register(const std::string& name, runtime::ComponentKind kind) {
+void Register(const std::string& name, runtime::ComponentKind kind, bool emits = false) {
   runtime::RegisterBuiltin({name,
                             kind,
                             {},
-                            [kind](const nlohmann::json&, std::string&) {
+                            [kind, emits](const nlohmann::json&, std::string&) {
                               std::vector<runtime::StreamDef> streams;
-                              if (kind == runtime::ComponentKind::kSpout) {
+                              if (kind == runtime::ComponentKind::kSpout || emits) {
                                 streams.emplace_back();
                                 streams.back().id = "default";
                                 streams.back().fields = {"v"};
@@ -209,6 +218,7 @@ void RegisterHookBuiltins() {
   Register<AckBolt>("hooks_ack_bolt", Kind::kBolt);
   Register<FailOnceBolt>("hooks_fail_once_bolt", Kind::kBolt);
   Register<SlowBolt>("hooks_slow_bolt", Kind::kBolt);
+  Register<BadAnchorBolt>("hooks_bad_anchor_bolt", Kind::kBolt, true);
 }
 
 TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
@@ -302,6 +312,27 @@ TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
             runtime::RunStatus::kOk);
   EXPECT_GE(g_record.ticks, 1);
   EXPECT_EQ(g_record.acked, 20) << "ticks are not tuples of the spout";
+}
+
+// Issue 16: an emit anchored to an input the built-in bolt does not hold went out unanchored
+// (a shell bolt's is a protocol violation). It is now dropped, reported and counted.
+TEST(BuiltinHooks, AnEmitAnchoredToAnUnknownInputIsDroppedAndReported) {
+  RegisterHookBuiltins();
+  g_record = {};
+  LastStatus status;
+  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_bad_anchor_bolt"), &status),
+            runtime::RunStatus::kOk);
+  EXPECT_EQ(g_record.acked, 20) << "the inputs themselves are acked";
+  bool seen = false;
+  for (const auto& c : status.last.components) {
+    if (c.id != "sink") continue;
+    seen = true;
+    EXPECT_EQ(c.totals.emitted, 0u);
+    EXPECT_EQ(c.totals.dropped, 20u);
+    EXPECT_NE(c.last_error.find("anchored to unknown tuple id \"987654321\""), std::string::npos)
+        << c.last_error;
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace
