@@ -189,6 +189,14 @@ runtime::RunStatus RunTopology(
 class LastStatus : public runtime::ClusterObserver {
  public:
   void OnStatus(const runtime::ClusterSnapshot& s) override { last = s; }
+  // The component's stats in the last snapshot (a test failure, and empty stats, if absent).
+  runtime::ComponentStats Of(const std::string& id) const {
+    for (const auto& c : last.components) {
+      if (c.id == id) return c;
+    }
+    ADD_FAILURE() << "no component " << id << " in the last status";
+    return {};
+  }
   runtime::ClusterSnapshot last;
 };
 
@@ -229,13 +237,8 @@ TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.opens, 2) << "opened again after Fatal";
   EXPECT_EQ(g_record.acked, 20) << "trees emitted before the failure complete too";
-  bool seen = false;
-  for (const auto& c : status.last.components) {
-    if (c.id != "source") continue;
-    seen = true;
-    EXPECT_EQ(c.totals.restarts, 1u);
-  }
-  EXPECT_TRUE(seen);
+  const auto c = status.Of("source");
+  EXPECT_EQ(c.totals.restarts, 1u);
 }
 
 TEST(BuiltinHooks, BackpressureIsSignalledBothWays) {
@@ -292,14 +295,9 @@ TEST(BuiltinHooks, ABoltThatAcksLaterShowsNothingPendingWhenIdle) {
   EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt"), &status),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
-  bool seen = false;
-  for (const auto& c : status.last.components) {
-    if (c.id != "sink") continue;
-    seen = true;
-    EXPECT_EQ(c.totals.pending, 0u);
-    EXPECT_EQ(c.totals.queue_depth, 0u);
-  }
-  EXPECT_TRUE(seen);
+  const auto c = status.Of("sink");
+  EXPECT_EQ(c.totals.pending, 0u);
+  EXPECT_EQ(c.totals.queue_depth, 0u);
 }
 
 TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
@@ -323,16 +321,11 @@ TEST(BuiltinHooks, AnEmitAnchoredToAnUnknownInputIsDroppedAndReported) {
   EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_bad_anchor_bolt"), &status),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20) << "the inputs themselves are acked";
-  bool seen = false;
-  for (const auto& c : status.last.components) {
-    if (c.id != "sink") continue;
-    seen = true;
-    EXPECT_EQ(c.totals.emitted, 0u);
-    EXPECT_EQ(c.totals.dropped, 20u);
-    EXPECT_NE(c.last_error.find("anchored to unknown tuple id \"987654321\""), std::string::npos)
-        << c.last_error;
-  }
-  EXPECT_TRUE(seen);
+  const auto c = status.Of("sink");
+  EXPECT_EQ(c.totals.emitted, 0u);
+  EXPECT_EQ(c.totals.dropped, 20u);
+  EXPECT_NE(c.last_error.find("anchored to unknown tuple id \"987654321\""), std::string::npos)
+      << c.last_error;
 }
 
 }  // namespace
