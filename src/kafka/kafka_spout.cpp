@@ -14,12 +14,14 @@
 
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/message_id.hpp"
 #include "kafka/message_reaper.hpp"
 #include "kafka/offset_tracker.hpp"
 #include "kafka/queue_wakeup.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
+#include "kafka/start_offsets.hpp"
 #include "runtime/config.hpp"
 
 namespace sparse::kafka {
@@ -46,28 +48,6 @@ constexpr std::size_t kMaxHeld = 1000;
 
 std::string PartitionName(const std::string& topic, std::int32_t partition) {
   return topic + "[" + std::to_string(partition) + "]";
-}
-
-// Message ids are "[slot,offset]".
-std::string MessageId(std::int64_t slot, std::int64_t offset) {
-  // Two 64-bit numbers take at most 20 characters each; the buffer leaves room for the rest.
-  char buf[64];
-  buf[0] = '[';
-  char* p = std::to_chars(buf + 1, buf + 22, slot).ptr;
-  *p = ',';
-  p = std::to_chars(p + 1, p + 22, offset).ptr;
-  *p = ']';
-  return std::string(buf, p + 1);
-}
-
-bool ParseMessageId(const std::string& id, std::int64_t& slot, std::int64_t& offset) {
-  const char* p = id.data();
-  const char* end = p + id.size();
-  if (p == end || *p != '[') return false;
-  auto r = std::from_chars(p + 1, end, slot);
-  if (r.ec != std::errc() || r.ptr == end || *r.ptr != ',') return false;
-  r = std::from_chars(r.ptr + 1, end, offset);
-  return r.ec == std::errc() && r.ptr != end && *r.ptr == ']';
 }
 
 struct TopicInfo {
@@ -237,6 +217,9 @@ class KafkaSpout::Session {
   void RefreshPartitions();
   // Publishes kafka.connected = 1 the first time a broker answers.
   void MarkConnected();
+  // Reports a partition whose start_timestamp_ms lookup failed (ApplyOffsetsForTimes).
+  std::function<void(const rd_kafka_topic_partition_t&, rd_kafka_resp_err_t)>
+  TimestampLookupFailed();
   void OnMetadata(const MetadataResult& result);
   Partition& NewPartition(const std::string& topic, std::int32_t partition);
   void AddPartitions(const std::vector<TopicPartition>& tps);
@@ -654,6 +637,16 @@ KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const rd_kafka_me
   return last_owned_.p;
 }
 
+std::function<void(const rd_kafka_topic_partition_t&, rd_kafka_resp_err_t)>
+KafkaSpout::Session::TimestampLookupFailed() {
+  return [this](const rd_kafka_topic_partition_t& e, rd_kafka_resp_err_t err) {
+    Report("offsets_for_times", "cannot look up the offset for start_timestamp_ms in " +
+                                    PartitionName(e.topic, e.partition) + ": " +
+                                    rd_kafka_err2str(err) +
+                                    "; starting from the committed offset, else earliest");
+  };
+}
+
 void KafkaSpout::Session::MarkConnected() {
   if (connected_) return;
   connected_ = true;  // a broker answered: the run's Kafka was reachable (cmd_run reads it)
@@ -775,22 +768,7 @@ void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) 
     auto q = std::make_shared<PartitionListPtr>(std::move(query));
     return [this, shared, q, err] {
       rd_kafka_topic_partition_list_t* asked = shared->get();
-      for (int i = 0; i < asked->cnt; ++i) {
-        auto& e = asked->elems[i];
-        if (e.offset < 0) continue;  // not a timestamp
-        const auto& r = (*q)->elems[i];
-        if (err || r.err) {
-          Report("offsets_for_times",
-                 std::string("cannot look up the offset for start_timestamp_ms in ") +
-                     PartitionName(e.topic, e.partition) + ": " +
-                     rd_kafka_err2str(err ? err : r.err) +
-                     "; starting from the committed offset, else earliest");
-          e.offset = RD_KAFKA_OFFSET_STORED;
-        } else {
-          // -1: no record at or after the timestamp yet: start at the end.
-          e.offset = r.offset >= 0 ? r.offset : RD_KAFKA_OFFSET_END;
-        }
-      }
+      ApplyOffsetsForTimes(asked, q->get(), err, TimestampLookupFailed());
       AssignResolvingCommitted(PartitionListPtr(rd_kafka_topic_partition_list_copy(asked)));
     };
   });
@@ -932,20 +910,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
       // 10 s), once per partition per run.
       PartitionListPtr query(rd_kafka_topic_partition_list_copy(parts));
       const auto qerr = rd_kafka_offsets_for_times(rk, query.get(), kOffsetsForTimesTimeoutMs);
-      for (int i = 0; i < parts->cnt; ++i) {
-        auto& e = parts->elems[i];
-        if (e.offset < 0) continue;
-        const auto& r = query->elems[i];
-        if (qerr || r.err) {
-          Report("offsets_for_times", "cannot look up the offset for start_timestamp_ms in " +
-                                          PartitionName(e.topic, e.partition) + ": " +
-                                          rd_kafka_err2str(qerr ? qerr : r.err) +
-                                          "; starting from the committed offset, else earliest");
-          e.offset = RD_KAFKA_OFFSET_STORED;
-        } else {
-          e.offset = r.offset >= 0 ? r.offset : RD_KAFKA_OFFSET_END;
-        }
-      }
+      ApplyOffsetsForTimes(parts, query.get(), qerr, TimestampLookupFailed());
     }
     if (cooperative) {
       ErrorPtr(rd_kafka_incremental_assign(rk, parts));
