@@ -123,8 +123,8 @@ void ConsoleObserver::OnRunning() {
 }
 
 void ConsoleObserver::TaskLine(const std::string& component, int task, std::string_view message,
-                               const std::string& text) {
-  if (budget_.Admit(task, message, std::chrono::steady_clock::now())) {
+                               const std::string& text, bool collapse) {
+  if (budget_.Admit(task, message, std::chrono::steady_clock::now(), collapse)) {
     Line(text);
   } else {
     component_of_.emplace(task, component);
@@ -161,7 +161,7 @@ void ConsoleObserver::OnLog(const std::string& component, int task, int level,
   } else {
     text = style_.Paint(prefix, kCyan) + text;
   }
-  TaskLine(component, task, msg, text);
+  TaskLine(component, task, msg, text, /*collapse=*/false);
 }
 
 void ConsoleObserver::OnStderr(const std::string& component, int task, std::string_view line) {

@@ -45,7 +45,7 @@ class ConsoleObserver final : public runtime::ClusterObserver {
   void Line(const std::string& text);  // prints a message line, keeping the status line intact
   // Prints a message of `task` if its console budget allows; `message` is what makes it alike.
   void TaskLine(const std::string& component, int task, std::string_view message,
-                const std::string& text);
+                const std::string& text, bool collapse = true);
   // Prints the notices of held messages that are due (all of them when `all`).
   void Notices(bool all);
   std::string ClearStatus();

@@ -57,7 +57,8 @@ std::string ConsoleBudget::Shape(std::string_view message) {
   return Mask(first) + "\n" + Mask(last);
 }
 
-bool ConsoleBudget::Admit(int task, std::string_view message, Clock::time_point now) {
+bool ConsoleBudget::Admit(int task, std::string_view message, Clock::time_point now,
+                          bool collapse) {
   TaskState& s = tasks_[task];
   if (!s.seen) {
     s.seen = true;
@@ -71,7 +72,7 @@ bool ConsoleBudget::Admit(int task, std::string_view message, Clock::time_point 
   std::string shape = Shape(message);
   const bool alike = !s.last_shape.empty() && shape == s.last_shape &&
                      now - s.last_shape_shown < limits_.repeat_window;
-  if (!alike && s.tokens >= 1) {
+  if ((!alike || !collapse) && s.tokens >= 1) {
     s.tokens -= static_cast<double>(LineCount(message));
     s.last_shape = std::move(shape);
     s.last_shape_shown = now;

@@ -22,8 +22,8 @@ class ConsoleBudget {
   using Clock = std::chrono::steady_clock;
 
   struct Limits {
-    double burst = 40;          // lines a quiet task may print at once
-    double lines_per_sec = 10;  // lines it earns back per second, up to `burst`
+    double burst = 100;         // lines a quiet task may print at once
+    double lines_per_sec = 20;  // lines it earns back per second, up to `burst`
     // A message like the task's last shown one is held for this long, then shown again (so a
     // persistent failure stays visible).
     std::chrono::milliseconds repeat_window{std::chrono::seconds(30)};
@@ -44,8 +44,10 @@ class ConsoleBudget {
 
   // True: print `message` (from `task`) now. False: it is held and counted. A message of several
   // lines costs its line count; one that exceeds what is left is still shown when any budget is
-  // left, and the task then owes the rest.
-  bool Admit(int task, std::string_view message, Clock::time_point now);
+  // left, and the task then owes the rest. `collapse`: hold a message like the last one shown
+  // even within the budget (errors and stderr: the same traceback again); log lines, which differ
+  // in their values by design (LogInfoBolt, a counter's progress), are held only over budget.
+  bool Admit(int task, std::string_view message, Clock::time_point now, bool collapse = true);
 
   // The tasks whose notice is due (`notice_every` after the first message held since their last
   // notice; every task with held messages when `all`), oldest task id first. Their counts restart.

@@ -34,14 +34,14 @@ void BlockingWorker::Stop() {
     cancelled_ = true;
     jobs_.clear();
   }
-  *alive_ = false;
+  gate_.Close();
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
 
 void BlockingWorker::Loop() {
   // The alive flag is only read on the event loop (inside the posted handler), never here.
-  const std::shared_ptr<bool> alive = alive_;
+  const auto alive = gate_.ticket();
   for (;;) {
     Job job;
     {
@@ -59,7 +59,7 @@ void BlockingWorker::Loop() {
     }
     if (next) {
       boost::asio::post(io_, [alive, next = std::move(next)] {
-        if (*alive) next();
+        if (alive) next();
       });
     }
   }

@@ -16,6 +16,8 @@
 #include <mutex>
 #include <thread>
 
+#include "base/lifetime_gate.hpp"
+
 namespace sparse::kafka {
 
 class BlockingWorker {
@@ -46,7 +48,7 @@ class BlockingWorker {
   bool stopping_ = false;
   std::atomic<bool> cancelled_{false};
   bool running_job_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // touched on the loop only
+  base::LifetimeGate gate_;  // touched on the loop only
   std::thread thread_;
 };
 

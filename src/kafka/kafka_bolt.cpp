@@ -6,6 +6,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "base/lifetime_gate.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/rdkafka_handles.hpp"
@@ -78,7 +79,7 @@ class KafkaBolt::Session {
   int task_id_;
   std::string bootstrap_;
   ClientPtr producer_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  base::LifetimeGate gate_;
   ReportThrottle throttle_;
   bool open_ = false;
   bool fatal_ = false;
@@ -141,7 +142,7 @@ void KafkaBolt::Session::Close() {
   if (!open_) return;
   open_ = false;
   timer_.cancel();
-  *alive_ = false;
+  gate_.Close();
   if (worker_) worker_->Stop();
   for (auto& r : backlog_) out_.Fail(r.tuple_id);
   backlog_.clear();
@@ -321,18 +322,18 @@ void KafkaBolt::Session::DrainBacklog() {
 }
 
 void KafkaBolt::Session::ScheduleTick() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   timer_.expires_after(std::chrono::milliseconds(o_.poll_interval_ms));
   timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !*alive) return;
+    if (ec || !alive) return;
     Tick();
-    if (*alive && open_) ScheduleTick();
+    if (alive && open_) ScheduleTick();
   });
 }
 
 void KafkaBolt::Session::Tick() {
   rd_kafka_poll(producer_.get(), 0);  // delivery reports, errors, logs
-  if (!*alive_ || fatal_) return;
+  if (!gate_.open() || fatal_) return;
   DrainBacklog();
   const auto now = Clock::now();
   Probe(now);

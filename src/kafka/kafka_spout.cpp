@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/lifetime_gate.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/message_id.hpp"
@@ -290,7 +291,7 @@ class KafkaSpout::Session {
   ClientPtr dead_letter_;
   std::unique_ptr<BlockingWorker> worker_;
   boost::asio::steady_timer timer_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  base::LifetimeGate gate_;
   ReportThrottle throttle_;
   bool open_ = false;
   bool closing_ = false;
@@ -461,7 +462,7 @@ void KafkaSpout::Session::Close() {
   if (!open_ || closing_) return;
   closing_ = true;
   timer_.cancel();
-  *alive_ = false;
+  gate_.Close();
   if (worker_) worker_->Stop();
   if (dead_letter_) {
     // Dead letters delivered now mark their records done, so the final commit covers them;
@@ -582,18 +583,18 @@ void KafkaSpout::Session::OnDeadLetterDelivery(rd_kafka_t*, const rd_kafka_messa
 // Timer
 
 void KafkaSpout::Session::ScheduleTick() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   timer_.expires_after(std::chrono::milliseconds(o_.poll_interval_ms));
   timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !*alive) return;
+    if (ec || !alive) return;
     Tick();
-    if (*alive && !closing_) ScheduleTick();
+    if (alive && !closing_) ScheduleTick();
   });
 }
 
 void KafkaSpout::Session::Tick() {
   rd_kafka_poll(consumer_.get(), 0);  // errors, logs, commit results
-  if (!*alive_ || fatal_) return;
+  if (!gate_.open() || fatal_) return;
   if (dead_letter_) rd_kafka_poll(dead_letter_.get(), 0);
   const auto now = Clock::now();
   if (o_.assignment == Assignment::kGroup && now - last_consumer_poll_ >= kGroupPollEvery) {

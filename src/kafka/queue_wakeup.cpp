@@ -13,7 +13,7 @@ QueueWakeup::QueueWakeup(boost::asio::io_context& io, rd_kafka_queue_t* queue,
     : queue_(queue), on_data_(std::move(on_data)), read_end_(io) {}
 
 QueueWakeup::~QueueWakeup() {
-  *alive_ = false;
+  gate_.Close();
   if (write_fd_ >= 0) {
     rd_kafka_queue_io_event_enable(queue_, -1, nullptr, 0);
     ::close(write_fd_);
@@ -35,15 +35,15 @@ std::optional<std::string> QueueWakeup::Start() {
 }
 
 void QueueWakeup::Arm() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   read_end_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
                        [this, alive](const boost::system::error_code& ec) {
-                         if (ec || !*alive) return;
+                         if (ec || !alive) return;
                          char buf[256];
                          while (::read(read_end_.native_handle(), buf, sizeof buf) > 0) {
                          }
                          on_data_();
-                         if (*alive) Arm();
+                         if (alive) Arm();
                        });
 }
 

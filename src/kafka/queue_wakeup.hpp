@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "base/lifetime_gate.hpp"
+
 namespace sparse::kafka {
 
 class QueueWakeup {
@@ -34,7 +36,7 @@ class QueueWakeup {
   std::function<void()> on_data_;
   boost::asio::posix::stream_descriptor read_end_;
   int write_fd_ = -1;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  base::LifetimeGate gate_;
 };
 
 }  // namespace sparse::kafka

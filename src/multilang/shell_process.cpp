@@ -48,7 +48,7 @@ ShellProcess::ShellProcess(asio::io_context& io, ProcessOptions options, Callbac
       reader_(options_.serializer, options_.max_message_bytes) {}
 
 ShellProcess::~ShellProcess() {
-  *alive_ = false;
+  gate_.Close();
   if (pid_ > 0 && !exited_) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
@@ -119,9 +119,9 @@ void ShellProcess::Send(std::string_view bytes, std::size_t messages) {
   // in one write: one syscall and one wake-up of the child instead of one per message.
   if (!write_in_flight_ && !flush_posted_) {
     flush_posted_ = true;
-    auto alive = alive_;
+    auto alive = gate_.ticket();
     asio::post(io_, [this, alive] {
-      if (!*alive) return;
+      if (!alive) return;
       flush_posted_ = false;
       FlushWrites();
     });
@@ -142,10 +142,10 @@ void ShellProcess::FlushWrites() {
 
 // One write at a time, as much as the pipe takes, so progress is seen (write_blocked_since).
 void ShellProcess::WriteSome() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   impl_->in.async_write_some(asio::buffer(writing_.data() + written_, writing_.size() - written_),
                              [this, alive](const boost::system::error_code& ec, std::size_t n) {
-                               if (!*alive) return;
+                               if (!alive) return;
                                if (!ec) {
                                  written_ += n;
                                  write_progress_at_ = LoopClock::Now();
@@ -176,14 +176,14 @@ void ShellProcess::WriteSome() {
 void ShellProcess::StartRead() {
   if (read_in_flight_ || reading_paused_ || stdout_eof_) return;
   read_in_flight_ = true;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   // Wait for readiness, then read without blocking. (async_read_some first tries a speculative
   // read, which right after a batch mostly finds the pipe empty: a syscall for nothing.)
   // async_pipe hands out its descriptors only as const references; waiting does not modify it.
   auto& out = const_cast<asio::posix::stream_descriptor&>(impl_->out.source());
   out.async_wait(asio::posix::descriptor_base::wait_read,
                  [this, alive](const boost::system::error_code& ec) {
-                   if (!*alive) return;
+                   if (!alive) return;
                    read_in_flight_ = false;
                    if (ec) {
                      OnStdoutEnd();
@@ -194,7 +194,7 @@ void ShellProcess::StartRead() {
 }
 
 void ShellProcess::ReadAvailable() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   const int fd = impl_->out.native_source();
   // Edge-triggered epoll: wait for readiness again only once the pipe is known to be drained
   // (a short read or EAGAIN); any byte written after that is a new edge. After a few full reads,
@@ -218,7 +218,7 @@ void ShellProcess::ReadAvailable() {
     std::string message;
     while (reader_.NextInto(message)) {
       callbacks_.on_message(message);
-      if (!*alive) return;  // the owner may destroy us from a callback
+      if (!alive) return;  // the owner may destroy us from a callback
     }
     if (reader_.error()) {
       stdout_eof_ = true;
@@ -240,9 +240,9 @@ void ShellProcess::ReadAvailable() {
 void ShellProcess::ContinueReading() {
   if (read_in_flight_ || reading_paused_ || stdout_eof_) return;
   read_in_flight_ = true;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   asio::post(io_, [this, alive] {
-    if (!*alive) return;
+    if (!alive) return;
     read_in_flight_ = false;
     if (reading_paused_ || stdout_eof_) return;
     ReadAvailable();
@@ -251,9 +251,9 @@ void ShellProcess::ContinueReading() {
 
 void ShellProcess::OnStdoutEnd() {
   stdout_eof_ = true;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   CheckExited();
-  if (!*alive) return;
+  if (!alive) return;
   if (!exited_) MarkBroken("closed its stdout (end of file) and is still running");
 }
 
@@ -267,18 +267,18 @@ void ShellProcess::MarkBroken(std::string reason) {
 }
 
 void ShellProcess::StartStderrRead() {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   impl_->err.async_read_some(asio::buffer(impl_->err_buf),
                              [this, alive](const boost::system::error_code& ec, std::size_t n) {
-                               if (!*alive) return;
+                               if (!alive) return;
                                ConsumeStderr(std::string_view(impl_->err_buf.data(), n));
-                               if (!*alive) return;
+                               if (!alive) return;
                                if (ec) {
                                  if (!stderr_partial_.empty()) {
                                    stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
                                    if (callbacks_.on_stderr_line)
                                      callbacks_.on_stderr_line(stderr_partial_);
-                                   if (!*alive) return;
+                                   if (!alive) return;
                                    stderr_partial_.clear();
                                  }
                                  return;
@@ -288,7 +288,7 @@ void ShellProcess::StartStderrRead() {
 }
 
 void ShellProcess::ConsumeStderr(std::string_view data) {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   while (!data.empty()) {
     auto nl = data.find('\n');
     if (nl == std::string_view::npos) {
@@ -304,7 +304,7 @@ void ShellProcess::ConsumeStderr(std::string_view data) {
     if (stderr_tail_.size() >= options_.stderr_tail_lines) stderr_tail_.pop_front();
     stderr_tail_.push_back(stderr_partial_.substr(0, 1024));
     if (callbacks_.on_stderr_line) callbacks_.on_stderr_line(stderr_partial_);
-    if (!*alive) return;
+    if (!alive) return;
     stderr_partial_.clear();
   }
 }
@@ -320,7 +320,7 @@ void ShellProcess::DrainStderrNow() {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n <= 0) break;
     ConsumeStderr(std::string_view(buf, static_cast<std::size_t>(n)));
-    if (!*alive_) return;
+    if (!gate_.open()) return;
   }
 }
 
@@ -332,15 +332,15 @@ void ShellProcess::ResumeReading() {
   if (!reading_paused_) return;
   reading_paused_ = false;
   // Messages may already be buffered from the last read.
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   asio::post(io_, [this, alive] {
-    if (!*alive || reading_paused_) return;
+    if (!alive || reading_paused_) return;
     // One string for the whole batch (its buffer is swapped with the reader's for each
     // message), local so that it outlives a callback that destroys this object.
     std::string message;
     while (reader_.NextInto(message)) {
       callbacks_.on_message(message);
-      if (!*alive || reading_paused_) return;
+      if (!alive || reading_paused_) return;
     }
     ReadAvailable();  // the pipe may hold data that raised no new edge
   });
@@ -362,17 +362,17 @@ std::string ShellProcess::StderrTail() const {
 }
 
 void ShellProcess::SchedulePoll(std::chrono::milliseconds delay) {
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   impl_->poll.expires_after(delay);
   impl_->poll.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !*alive) return;
+    if (ec || !alive) return;
     CheckExited();
-    if (!*alive || exited_) return;
+    if (!alive || exited_) return;
     if (broken_ && !broken_reported_ &&
         std::chrono::steady_clock::now() - broken_at_ >= kBrokenGrace) {
       broken_reported_ = true;
       if (callbacks_.on_stream_error) callbacks_.on_stream_error(*broken_);
-      if (!*alive || exited_) return;
+      if (!alive || exited_) return;
     }
     SchedulePoll(stdout_eof_ || broken_ ? std::chrono::milliseconds(10)
                                         : std::chrono::milliseconds(200));
@@ -404,17 +404,17 @@ void ShellProcess::CheckExited() {
   queued_bytes_ = 0;
   // Deliver whatever complete messages are still buffered before reporting the exit.
   if (!reading_paused_) {
-    auto alive = alive_;
+    auto alive = gate_.ticket();
     // One string for the whole batch (its buffer is swapped with the reader's for each
     // message), local so that it outlives a callback that destroys this object.
     std::string message;
     while (reader_.NextInto(message)) {
       callbacks_.on_message(message);
-      if (!*alive) return;
+      if (!alive) return;
     }
   }
   DrainStderrNow();
-  if (!*alive_) return;
+  if (!gate_.open()) return;
   if (callbacks_.on_exit) callbacks_.on_exit(es);
 }
 

@@ -32,6 +32,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/lifetime_gate.hpp"
 #include "multilang/inbound_reader.hpp"
 #include "multilang/serializer.hpp"
 
@@ -139,7 +140,7 @@ class ShellProcess {
   std::optional<std::string> broken_;  // see MarkBroken
   std::chrono::steady_clock::time_point broken_at_{};
   bool broken_reported_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  base::LifetimeGate gate_;
 };
 
 }  // namespace sparse::multilang

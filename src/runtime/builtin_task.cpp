@@ -24,7 +24,7 @@ BuiltinTask::BuiltinTask(TaskHost& host, int task_id, std::unique_ptr<BuiltinCom
 }
 
 BuiltinTask::~BuiltinTask() {
-  *alive_ = false;
+  gate_.Close();
   if (open_) impl_->Close();
 }
 
@@ -88,10 +88,10 @@ void BuiltinTask::Wake() {
 void BuiltinTask::ScheduleNext(std::chrono::milliseconds delay) {
   if (scheduled_ || !open_ || !active_) return;
   scheduled_ = true;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   if (delay.count() == 0) {
     boost::asio::post(host_.io(), [this, alive] {
-      if (!*alive) return;
+      if (!alive) return;
       scheduled_ = false;
       RunNext();
     });
@@ -100,7 +100,7 @@ void BuiltinTask::ScheduleNext(std::chrono::milliseconds delay) {
   resting_ = true;
   next_timer_.expires_after(delay);
   next_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (!*alive) return;
+    if (!alive) return;
     scheduled_ = false;
     resting_ = false;
     const bool early = wake_early_;
@@ -176,9 +176,9 @@ void BuiltinTask::SchedulePump() {
   // bolt that acks inside Execute costs no extra turn of the loop per tuple.
   if (pumping_ || pump_scheduled_) return;
   pump_scheduled_ = true;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   boost::asio::post(host_.io(), [this, alive] {
-    if (!*alive) return;
+    if (!alive) return;
     pump_scheduled_ = false;
     PumpBolt();
   });
@@ -276,9 +276,9 @@ void BuiltinTask::FailDropped(const std::string& message_id_json) {
   // the spout can retry or give it up: never left waiting for an ack that cannot come.
   if (!spout_ || message_id_json.empty()) return;
   stats_.failed++;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   boost::asio::post(host_.io(), [this, alive, message_id_json] {
-    if (*alive && open_) impl_->Fail(message_id_json);
+    if (alive && open_) impl_->Fail(message_id_json);
   });
 }
 
@@ -330,9 +330,9 @@ const std::vector<int>& BuiltinTask::Send(std::shared_ptr<const EmittedTuple> t,
       stats_.pending++;
     } else if (!message_id_json.empty()) {
       stats_.acked++;
-      auto alive = alive_;
+      auto alive = gate_.ticket();
       boost::asio::post(host_.io(), [this, alive, message_id_json] {
-        if (*alive && open_) impl_->Ack(message_id_json);
+        if (alive && open_) impl_->Ack(message_id_json);
       });
     }
     DeliverFromSpout(host_, id_, std::move(t), targets_, message_id_json, tracked);
@@ -387,9 +387,9 @@ void BuiltinTask::Fail(const std::string& tuple_id) {
 
 void BuiltinTask::Fatal(const std::string& reason) {
   if (!open_) return;
-  auto alive = alive_;
+  auto alive = gate_.ticket();
   boost::asio::post(host_.io(), [this, alive, reason] {
-    if (!*alive || !open_) return;
+    if (!alive || !open_) return;
     Abort();  // fails the inputs in flight, closes the component
     active_ = false;
     throttled_since_set_ = false;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "base/lifetime_gate.hpp"
 #include "runtime/builtin.hpp"
 #include "runtime/pool_allocator.hpp"
 #include "runtime/task.hpp"
@@ -102,7 +103,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   std::uint64_t last_input_id_ = 0;
   InFlight* current_ = nullptr;  // bolt: the input being executed (auto-anchor target)
   std::vector<int> targets_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  base::LifetimeGate gate_;
 };
 
 }  // namespace sparse::runtime

@@ -9,20 +9,19 @@ void TickSource::Start(std::int64_t period_secs, Deliver deliver) {
   if (period_secs <= 0) return;
   period_secs_ = period_secs;
   deliver_ = std::move(deliver);
-  running_ = std::make_shared<bool>(true);
+  gate_.Reopen();
   Arm();
 }
 
 void TickSource::Stop() {
-  if (running_) *running_ = false;
-  running_.reset();
+  gate_.Close();
   timer_.cancel();
 }
 
 void TickSource::Arm() {
   timer_.expires_after(std::chrono::seconds(period_secs_));
-  timer_.async_wait([this, running = running_](const boost::system::error_code& ec) {
-    if (ec || !*running) return;  // `this` may be gone when stopped: look at nothing else first
+  timer_.async_wait([this, running = gate_.ticket()](const boost::system::error_code& ec) {
+    if (ec || !running) return;  // `this` may be gone when stopped: look at nothing else first
     InputTuple t;
     t.tick = true;
     t.tick_freq_secs = period_secs_;

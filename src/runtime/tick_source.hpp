@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 
+#include "base/lifetime_gate.hpp"
 #include "runtime/tuple.hpp"
 
 namespace sparse::runtime {
@@ -35,8 +36,8 @@ class TickSource {
   boost::asio::steady_timer timer_;
   std::int64_t period_secs_ = 0;
   Deliver deliver_;
-  // Shared with pending handlers: false once stopped (or restarted: each Start has its own).
-  std::shared_ptr<bool> running_;
+  // Closed once stopped (or restarted: each Start opens a new period for its handlers).
+  base::LifetimeGate gate_;
 };
 
 }  // namespace sparse::runtime

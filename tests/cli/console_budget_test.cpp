@@ -59,6 +59,18 @@ TEST(ConsoleBudget, AMessageLikeTheLastShownIsHeldThenShownAgainAfterTheWindow) 
   EXPECT_TRUE(b.Admit(1, "KeyError: 'x'", t0 + milliseconds(20001)));
 }
 
+TEST(ConsoleBudget, LogLinesAlikeAreShownWithinTheBudgetAndCountedAsAlikeOverIt) {
+  ConsoleBudget b(Small());
+  const auto t0 = Clock::time_point{};
+  int shown = 0;
+  for (int i = 0; i < 8; ++i) shown += b.Admit(1, "count: " + std::to_string(i), t0, false);
+  EXPECT_EQ(shown, 5) << "the burst, although every line has the same shape";
+  auto due = b.TakeDue(t0, true);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].messages, 3u);
+  EXPECT_EQ(due[0].alike, 3u);
+}
+
 TEST(ConsoleBudget, ALongMessageCostsItsLines) {
   ConsoleBudget b(Small());
   const auto t0 = Clock::time_point{};
