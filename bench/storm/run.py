@@ -190,7 +190,7 @@ def python_components(kind):
     return storm_py("spout"), storm_py("pass"), storm_py("sink")
 
 
-def pipeline(kind, build, bench_dir, bootstrap=None, topics=None):
+def pipeline(kind, build, bench_dir, bootstrap=None, topics=None, spout_properties=None):
     """The topology as sparse YAML (a dict) with its components; shell components only, except
     for kafka (the built-ins)."""
     config = {"topology.max.spout.pending": PENDING, "bench.dir": bench_dir}
@@ -217,7 +217,7 @@ def pipeline(kind, build, bench_dir, bootstrap=None, topics=None):
         transform = ["python3", "-m", "sparse_multilang.run", "components:KafkaPass"]
         comps = [
             {"id": "spout", "type": "spout", "kind": "kafka_spout", "bootstrap": bootstrap,
-             "topic": topics[0], "group": topics[2]},
+             "topic": topics[0], "group": topics[2], "properties": spout_properties or {}},
             {"id": "transform", "type": "bolt", "command": transform, "fields": ["key", "message"],
              "inputs": [{"from": "spout", "grouping": "shuffle"}]},
             {"id": "publish", "type": "bolt", "kind": "kafka_bolt", "bootstrap": bootstrap,
@@ -233,6 +233,8 @@ def sparse_yaml(name, config, comps):
             out["builtin"] = "kafka_spout"
             out["options"] = {"bootstrap_servers": c["bootstrap"], "topics": [c["topic"]],
                               "group_id": c["group"], "start": "earliest"}
+            if c.get("properties"):
+                out["options"]["properties"] = c["properties"]
         elif c.get("kind") == "kafka_bolt":
             out["builtin"] = "kafka_bolt"
             out["options"] = {"bootstrap_servers": c["bootstrap"], "topic": c["topic"],
@@ -428,6 +430,10 @@ def run_sparse(env, kind, tmp, name, config, comps):
     with open(stats_path) as f:
         stats = json.load(f)
     spout = [c for c in stats["components"] if c["id"] == "spout"][0]
+    sink = [c for c in stats["components"] if c["id"] in ("sink", "transform")][0]
+    cpu = stats["cpu"]
+    m["runtime_us"] = ((cpu["runtime_user_secs"] + cpu["runtime_system_secs"]) /
+                       max(sink["executed"], 1) * 1e6)
     latency(m, spout["complete_latency_ms"])
     m["failed"] = spout["failed"]
     m["peak_mib"] = sampler.peak_rss / 2**20
@@ -584,6 +590,9 @@ def main():
     ap.add_argument("--nimbus", help="use this running cluster (with --cluster-dir, its state folder)")
     ap.add_argument("--cluster-dir", help="the folder of scripts/storm-cluster.sh start (its *.pid files)")
     ap.add_argument("--bootstrap", help="use this Kafka broker instead of starting one")
+    ap.add_argument("--kafka-property", action="append", default=[], metavar="KEY=VALUE",
+                    help="a librdkafka consumer property for sparse's kafka_spout (e.g. "
+                         "queued.min.messages=100000, to see what its prefetch costs in memory)")
     ap.add_argument("--keep", action="store_true", help="keep every run's files (else only a failed run's)")
     ap.add_argument("--start-limit", type=int, default=180, help="seconds to wait for a first tuple")
     args = ap.parse_args()
@@ -623,7 +632,8 @@ def main():
                     topics = None
                     if kind == "kafka":
                         topics = (env.input_topic, "bench-out-" + tag, "bench-group-" + tag)
-                    config, comps = pipeline(kind, args.build, bench_dir, env.bootstrap, topics)
+                    config, comps = pipeline(kind, args.build, bench_dir, env.bootstrap, topics,
+                                             dict(p.split("=", 1) for p in args.kafka_property))
                     write_project(os.path.join(tmp, "project"), kind, name, config, comps)
                     log("storm bench: %s on %s (round %d) ..." % (kind, runner, rnd + 1))
                     try:
@@ -675,6 +685,12 @@ def report(results, pipelines, runners, args, load_before):
                 fmt([m["cores"] for m in rows], "%.2f"), fmt([m["peak_mib"] for m in rows], "%.0f"),
                 fmt([m["first_s"] for m in rows], "%.2f"),
                 fmt([m["failed"] for m in rows], "%d") + (" (stalled)" if any(m["stalled"] for m in rows) else "")))
+    print()
+    for kind in pipelines:
+        rows = [m for m in results.get((kind, "sparse"), []) if m and "runtime_us" in m]
+        if rows:
+            print("%s: sparse's runtime process alone, CPU µs per tuple at the sink over the whole run: %s "
+                  "(the rest of sparse's figure is the components)" % (kind, fmt([m["runtime_us"] for m in rows], "%.1f")))
     print()
     print("Complete latency: the spout's own measure (emit to ack) for the Python pipelines; * the "
           "platform's figure (sparse's statistics, Storm's 600 s window; nan: Storm reported none, "
