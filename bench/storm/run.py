@@ -615,7 +615,7 @@ def main():
     if "cluster" in runners:
         start_cluster(env)
     if "kafka" in pipelines:
-        start_kafka(env, int(max(200000, 40000 * (args.warmup + args.seconds + 10))))
+        start_kafka(env, int(max(200000, 30000 * (args.warmup + args.seconds + 10))))
     load_before = os.getloadavg()[0]
 
     results = {}

@@ -225,10 +225,10 @@ public final class BenchTopology {
     }
 
     /** The statistics once some spout reports a complete latency (executors report every few
-     *  seconds, so a short run may have none yet), or whatever there is after 30 s. */
+     *  seconds, so a short run may have none yet), or whatever there is after 15 s. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> reportedStats(InfoSource source) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
+        long deadline = System.nanoTime() + 15_000_000_000L;
         while (true) {
             Map<String, Object> s = stats(source.get());
             for (Object c : ((Map<String, Object>) s.get("components")).values()) {
