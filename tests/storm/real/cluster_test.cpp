@@ -341,11 +341,17 @@ TEST(RealStorm, KafkaTopologyIsRefusedBySubmitNamingStormsKafkaClassesAndRunsUnd
        "printf 'a\\talpha\\nb\\tbeta\\nc\\tgamma\\n' | \"$0\" kafka produce -b \"$1\" -t words-in "
        "-k \"$(printf '\\t')\" >/dev/null || exit 3\n"
        "\"$0\" run topology.yaml -o \"$2\" -t 240 >run.log 2>&1 & run=$!\n"
-       "\"$0\" kafka consume -b \"$1\" -t words-out --from-beginning -n 3 --idle 180; code=$?\n"
+       // words-out exists once the bolt has written to it; until then consume fails at once.
+       "code=1; i=0; while [ $i -lt 180 ]; do\n"
+       "  if \"$0\" kafka consume -b \"$1\" -t words-out --from-beginning -n 3 --idle 120 "
+       "2>>consume.err; then code=0; break; fi\n"
+       "  i=$((i+1)); sleep 1\n"
+       "done\n"
        "kill -INT $run; wait $run; exit $code",
        sparse, bootstrap, servers},
       project, seconds(300));
-  EXPECT_EQ(run.exit_code, 0) << Show(run) << testing::ReadFile(project / "run.log");
+  EXPECT_EQ(run.exit_code, 0) << Show(run) << testing::ReadFile(project / "run.log")
+                              << testing::ReadFile(project / "consume.err");
   for (const char* word : {"ALPHA", "BETA", "GAMMA"}) {
     EXPECT_TRUE(Contains(run.out, word)) << word << " not in words-out: " << Show(run);
   }
