@@ -652,6 +652,7 @@ def main():
         if env.started_cluster:
             subprocess.run([os.path.join(root, "scripts", "storm-cluster.sh"), "stop", env.cluster_dir],
                            capture_output=True)
+            shutil.rmtree(env.cluster_dir, ignore_errors=True)
         if env.kafka_dir:
             subprocess.run([os.path.join(root, "scripts", "kafka-server.sh"), "stop", env.kafka_dir],
                            capture_output=True)
