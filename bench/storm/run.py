@@ -522,9 +522,9 @@ def run_cluster(env, kind, tmp, name, config, comps):
     launched = time.time()
     try:
         if kind == "kafka":
-            # A worker's classpath has Storm and the topology jar only (this Storm ignores
-            # topology.classpath), so the jar carries our classes and storm-kafka-client with the
-            # Kafka client, as a user's shaded topology jar would.
+            # A worker's classpath has Storm and the topology jar (a topology.classpath string
+            # did not reach the worker's command line when tried), so the jar carries our classes
+            # and storm-kafka-client with the Kafka client, as a user's shaded topology jar would.
             jar = uber_jar(storm_jar(env, tmp, kind), env.worker_jars(), os.path.join(tmp, "uber.jar"))
             spec_path = os.path.join(tmp, "spec.json")
             with open(spec_path, "w") as f:
