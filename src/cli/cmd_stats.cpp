@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct StatsArgs {
+  ClusterTarget cluster;
   std::string component;
   bool json = false;
   std::string url;
@@ -77,6 +78,13 @@ std::string BaseUrl(const StatsArgs& args) {
 }
 
 int Stats(const StatsArgs& args) {
+  if (args.cluster.Asked()) {
+    return RefuseClusterTopology(
+        "stats", args.cluster,
+        "Storm's UI has a cluster topology's numbers (in the browser, or its REST API: "
+        "http://UI_HOST:UI_PORT/api/v1/topology/summary, ui.port 8080 by default, on the machine "
+        "that runs `storm ui`)");
+  }
   const std::string base = BaseUrl(args);
   const auto summary = GetJson(base + "api/v1/topology/summary");
   const auto& topologies = summary.at("topologies");
@@ -111,6 +119,26 @@ int Stats(const StatsArgs& args) {
 
 }  // namespace
 
+void AddClusterTargetOptions(CLI::App* cmd, ClusterTarget& target) {
+  cmd->add_option("-e,--env,--environment", target.env,
+                  "A topology on this environment's Storm cluster: not read yet (says where)");
+  cmd->add_option("--nimbus", target.nimbus,
+                  "A topology on the Storm cluster of this Nimbus: not read yet (says where)");
+}
+
+int RefuseClusterTopology(const std::string& command, const ClusterTarget& target,
+                          const std::string& where) {
+  const std::string cluster =
+      target.nimbus.empty() ? "environment `" + target.env + "`" : "Nimbus " + target.nimbus;
+  std::cerr << "sparse: error: `sparse " << command
+            << "` reads a topology that `sparse run` runs on this machine; it does not read a "
+               "Storm cluster ("
+            << cluster << ") yet. " << where
+            << ". `sparse list` shows each cluster topology's status, workers, executors and "
+               "tasks.\n";
+  return exit_code::kError;
+}
+
 void RegisterStats(CLI::App& app, Action& action) {
   auto args = std::make_shared<StatsArgs>();
   CLI::App* cmd = app.add_subcommand("stats", "Show the statistics of a running topology");
@@ -125,6 +153,7 @@ Examples:
   sparse stats --url http://127.0.0.1:8080/)");
   cmd->add_option("-c,--component", args->component, "Only this component");
   cmd->add_flag("--json", args->json, "Print JSON (the shape of `sparse run --stats-json`)");
+  AddClusterTargetOptions(cmd, args->cluster);
   cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");
   cmd->add_option("--window", args->window,
                   "Seconds up to now (1-600), or :all-time (default: :all-time)");

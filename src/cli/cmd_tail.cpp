@@ -21,6 +21,7 @@ constexpr std::uintmax_t kMaxInitialBytes = 4 << 20;  // per file, for the last 
 constexpr auto kPollEvery = std::chrono::milliseconds(200);
 
 struct TailArgs {
+  ClusterTarget cluster;
   std::optional<std::string> component;
   bool follow = false;
   int lines = 10;
@@ -148,6 +149,15 @@ class Printer {
 };
 
 int Tail(const TailArgs& args) {
+  if (args.cluster.Asked()) {
+    return RefuseClusterTopology(
+        "tail", args.cluster,
+        "On a Storm cluster the components' log lines are in the worker logs of each supervisor "
+        "machine, <storm.log.dir>/workers-artifacts/<topology id>/<port>/worker.log (a line "
+        "`ShellLog pid:PID, name:COMPONENT MESSAGE` per log call; Storm's logviewer serves them, "
+        "port 8000 by default, when it runs); scripts/storm-cluster.sh keeps them in "
+        "DIR/logs/workers-artifacts/");
+  }
   const fs::path dir = LogDir(args);
   if (!fs::is_directory(dir)) {
     std::cerr << "sparse: error: no logs in " << dir.string()
@@ -223,6 +233,7 @@ Examples:
   cmd->add_flag("-f,--follow", args->follow, "Keep printing entries as they are written");
   cmd->add_option("-n,--lines", args->lines, "How many of the last entries to show (default 10)");
   cmd->add_option("--log-dir", args->log_dir, "Where the logs are (default: see below)");
+  AddClusterTargetOptions(cmd, args->cluster);
   cmd->callback([args, &action] { action = [args] { return Tail(*args); }; });
 }
 

@@ -319,6 +319,54 @@ TEST(BuiltIns, JarAndSubmitRefuseThemNamingTheComponent) {
   EXPECT_FALSE(fs::exists(dir.path() / "b/_build"));
 }
 
+// The Kafka built-ins: the refusal says what Storm offers instead (the real-cluster test submits
+// the same fixture to a real Nimbus).
+TEST(BuiltIns, KafkaOnesAreRefusedNamingStormsKafkaClasses) {
+  testing::TempDir dir;
+  testing::CopyFixture("kafka", dir.path() / "k");
+  const auto r = RunSparse(
+      {"submit", "topology.yaml", "--dry-run", "-o", "kafka.bootstrap.servers=127.0.0.1:9"},
+      dir.path() / "k");
+  EXPECT_EQ(r.exit_code, 2) << Show(r);
+  EXPECT_TRUE(Contains(r.err,
+                       "topology.yaml:8: component `events` is sparse's built-in "
+                       "`kafka_spout`"))
+      << r.err;
+  EXPECT_TRUE(Contains(r.err, "org.apache.storm.kafka.spout.KafkaSpout")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "component `publish` is sparse's built-in `kafka_bolt`")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "org.apache.storm.kafka.bolt.KafkaBolt")) << r.err;
+}
+
+// `stats` and `tail` read a local run; asked about a cluster topology they say where Storm keeps
+// the numbers and the logs instead of looking for a local run.
+TEST(StatsAndTail, ForAClusterTopologySayWhereStormKeepsThem) {
+  testing::TempDir dir;
+  for (const auto& target : {std::vector<std::string>{"-e", "prod"},
+                             std::vector<std::string>{"--nimbus", "127.0.0.1:6627"}}) {
+    std::vector<std::string> stats = {"stats"};
+    stats.insert(stats.end(), target.begin(), target.end());
+    const auto s = RunSparse(stats, dir.path());
+    EXPECT_EQ(s.exit_code, 1) << Show(s);
+    EXPECT_TRUE(Contains(s.err,
+                         "`sparse stats` reads a topology that `sparse run` runs on this "
+                         "machine; it does not read a Storm cluster"))
+        << s.err;
+    EXPECT_TRUE(
+        Contains(s.err, target[0] == "-e" ? "(environment `prod`)" : "(Nimbus 127.0.0.1:6627)"))
+        << s.err;
+    EXPECT_TRUE(Contains(s.err, "/api/v1/topology/summary")) << s.err;
+    EXPECT_FALSE(Contains(s.err, "no running topology found here")) << s.err;
+
+    std::vector<std::string> tail = {"tail", "count"};
+    tail.insert(tail.end(), target.begin(), target.end());
+    const auto t = RunSparse(tail, dir.path());
+    EXPECT_EQ(t.exit_code, 1) << Show(t);
+    EXPECT_TRUE(Contains(t.err, "`sparse tail` reads a topology that `sparse run` runs")) << t.err;
+    EXPECT_TRUE(Contains(t.err, "workers-artifacts/<topology id>/<port>/worker.log")) << t.err;
+    EXPECT_FALSE(Contains(t.err, "no logs in")) << t.err;
+  }
+}
+
 TEST(List, TableAndJson) {
   FakeNimbus nimbus;
   nimbus.AddTopology("wordcount");

@@ -10,6 +10,7 @@
 // Waits are bounded polls of a distributed system; no assertion is about time.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -293,6 +294,71 @@ TEST(RealStorm, DirectEmitsFailInStormsWorkerAsSubmitWarns) {
       << " numbers: this Storm runs direct emits from shell components, so the warning in "
          "src/storm/convert.cpp is stale for it";
   KillAndWaitGone("direct");
+}
+
+// A Kafka topology (kafka_spout -> Python bolt -> kafka_bolt) against a real Apache Kafka broker
+// (scripts/kafka-server.sh). sparse's Kafka spout and bolt run inside sparse's runtime, and a Storm
+// worker has no program to start for them, so `submit` refuses the topology before anything
+// reaches Nimbus, naming each built-in and what to use on Storm instead; the same topology runs
+// under `sparse run` against the same broker (the other way the message offers).
+TEST(RealStorm, KafkaTopologyIsRefusedBySubmitNamingStormsKafkaClassesAndRunsUnderSparseRun) {
+  testing::TempDir dir;
+  const fs::path project = dir.path() / "kafka";
+  testing::CopyFixture("kafka", project);
+  const fs::path broker_dir = dir.path() / "broker";
+  const std::string script = std::string(SPARSE_SOURCE_DIR) + "/scripts/kafka-server.sh";
+  const RunResult broker =
+      testing::RunProgram({script, "start", broker_dir.string()}, dir.path(), seconds(600),
+                          {{"SPARSE_KAFKA_OWNER_PID", std::to_string(::getpid())}});
+  ASSERT_EQ(broker.exit_code, 0) << Show(broker);
+  std::string bootstrap = broker.out;
+  while (!bootstrap.empty() && bootstrap.back() == '\n') bootstrap.pop_back();
+  bootstrap = bootstrap.substr(bootstrap.rfind('\n') + 1);
+  const std::string servers = "kafka.bootstrap.servers=" + bootstrap;
+
+  const RunResult submit =
+      Sparse({"submit", "topology.yaml", "-n", "kafka-upper", "-o", servers}, project);
+  EXPECT_EQ(submit.exit_code, 2) << Show(submit);
+  EXPECT_TRUE(Contains(submit.err,
+                       "topology.yaml:8: component `events` is sparse's built-in "
+                       "`kafka_spout`, which runs inside sparse's runtime"))
+      << submit.err;
+  EXPECT_TRUE(
+      Contains(submit.err, "Storm's own KafkaSpout (org.apache.storm.kafka.spout.KafkaSpout"))
+      << submit.err;
+  EXPECT_TRUE(Contains(submit.err, "component `publish` is sparse's built-in `kafka_bolt`"))
+      << submit.err;
+  EXPECT_TRUE(Contains(submit.err, "KafkaBolt (org.apache.storm.kafka.bolt.KafkaBolt"))
+      << submit.err;
+  EXPECT_TRUE(Contains(submit.err, "keep this topology on `sparse run`")) << submit.err;
+  EXPECT_TRUE(Listed("kafka-upper").is_null());
+  EXPECT_FALSE(fs::exists(project / "_build")) << "nothing was built for the cluster";
+
+  // The same topology under `sparse run`: three records in, three upper-cased records out.
+  const std::string sparse = testing::SparseBinary();
+  const RunResult run = testing::RunProgram(
+      {"/bin/sh", "-c",
+       "printf 'a\\talpha\\nb\\tbeta\\nc\\tgamma\\n' | \"$0\" kafka produce -b \"$1\" -t words-in "
+       "-k \"$(printf '\\t')\" >/dev/null || exit 3\n"
+       "\"$0\" run topology.yaml -o \"$2\" -t 240 >run.log 2>&1 & run=$!\n"
+       // words-out exists once the bolt has written to it; until then consume fails at once.
+       "code=1; i=0; while [ $i -lt 180 ]; do\n"
+       "  if \"$0\" kafka consume -b \"$1\" -t words-out --from-beginning -n 3 --idle 120 "
+       "2>>consume.err; then code=0; break; fi\n"
+       "  i=$((i+1)); sleep 1\n"
+       "done\n"
+       "kill -INT $run; wait $run; exit $code",
+       sparse, bootstrap, servers},
+      project, seconds(300));
+  EXPECT_EQ(run.exit_code, 0) << Show(run) << testing::ReadFile(project / "run.log")
+                              << testing::ReadFile(project / "consume.err");
+  for (const char* word : {"ALPHA", "BETA", "GAMMA"}) {
+    EXPECT_TRUE(Contains(run.out, word)) << word << " not in words-out: " << Show(run);
+  }
+
+  const RunResult stop =
+      testing::RunProgram({script, "stop", broker_dir.string()}, dir.path(), seconds(120));
+  EXPECT_EQ(stop.exit_code, 0) << Show(stop);
 }
 
 TEST(RealStorm, StormsRefusalsAreClearMessages) {
