@@ -48,6 +48,9 @@ int RunStormCommand(const std::function<int()>& body) {
   } catch (const storm::ZipError& e) {
     std::cerr << "sparse: " << error << " " << e.what() << "\n";
     return exit_code::kError;
+  } catch (const PythonDepsError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return e.code();
   }
 }
 
@@ -186,6 +189,12 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   } catch (const std::runtime_error& e) {
     throw CommandError(exit_code::kError, e.what());
   }
+  source.requirements = RequirementsOfTopologyFile(source.file);
+  if (source.requirements) {
+    // The topology may import its components, and they their requirements.
+    ActivateVirtualenv(EnsureVirtualenv(source.requirements->project, source.requirements->topology,
+                                        source.requirements->requirements));
+  }
   source.topology = LoadAnyTopology(source.file, env);
   runtime::ValidateOrThrow(source.topology);
   if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
@@ -202,6 +211,18 @@ void BuildComponentsForJar(const StormTopologySource& source, bool skip) {
                        "the C++ components could not be built, so there is no jar (use "
                        "--no-build to package what is already in the resources folder)");
   }
+}
+
+fs::path JarSitePackages(const StormTopologySource& source, const std::string& python_version) {
+  if (!source.requirements) return {};
+  const auto& r = *source.requirements;
+  return VendorRequirements(r.project, r.topology, r.requirements, python_version);
+}
+
+void AddPythonVersionOption(CLI::App& cmd, std::string& python_version) {
+  cmd.add_option("--python-version", python_version,
+                 "The workers' Python (MAJOR.MINOR) for the requirements the jar carries "
+                 "(default: $SPARSE_WORKER_PYTHON_VERSION, else this machine's python3)");
 }
 
 fs::path DefaultJarPath(const StormTopologySource& source) {
