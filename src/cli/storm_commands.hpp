@@ -122,4 +122,13 @@ void AddNimbusOptions(CLI::App* cmd, NimbusTarget& target, const std::string& en
 
 std::string HumanBytes(std::uintmax_t bytes);
 
+// An uptime as Storm's UI shows it: 3725 -> "1h2m"; nullopt -> "-".
+std::string UptimeText(std::optional<int> secs);
+
+// Rows (the first is the header) as columns aligned with two spaces between them.
+void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+
+// `sparse worker_uptime` and `sparse slot_usage` (streamparse's commands; cmd_cluster_usage.cpp).
+void RegisterClusterUsageCommands(CLI::App& app, Action& action);
+
 }  // namespace sparse::cli

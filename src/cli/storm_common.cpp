@@ -24,6 +24,44 @@ void RegisterStormCommands(CLI::App& app, Action& action) {
   RegisterJar(app, action);
   RegisterSubmit(app, action);
   RegisterNimbusCommands(app, action);
+  RegisterClusterUsageCommands(app, action);
+}
+
+std::string UptimeText(std::optional<int> secs) {
+  if (!secs) return "-";
+  int s = *secs;
+  const int d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
+  s %= 60;
+  char buf[48];
+  if (d > 0) {
+    std::snprintf(buf, sizeof buf, "%dd%dh%dm", d, h, m);
+  } else if (h > 0) {
+    std::snprintf(buf, sizeof buf, "%dh%dm", h, m);
+  } else if (m > 0) {
+    std::snprintf(buf, sizeof buf, "%dm%ds", m, s);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ds", s);
+  }
+  return buf;
+}
+
+void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], r[i].size());
+    }
+  }
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      out << r[i];
+      if (i + 1 < r.size() && i < width.size()) {
+        out << std::string(width[i] - r[i].size() + 2, ' ');
+      }
+    }
+    out << "\n";
+  }
 }
 
 int RunStormCommand(const std::function<int()>& body) {
