@@ -163,7 +163,7 @@ std::string HelperPython() {
 runtime::Topology LoadAnyTopology(const fs::path& file, const std::string& env) {
   const auto project = FindProject(file.parent_path());
   runtime::Topology t;
-  if (file.extension() == ".py") {
+  if (file.extension() == ".py" || file.extension() == ".clj") {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) {
       throw TopologyError({{{file.string(), 0}, "cannot read topology file"}});
