@@ -79,9 +79,7 @@ int RunTopology(const RunArgs& args) {
     // The topology's Python requirements, in its cached virtualenv (python_deps.hpp), before
     // the topology is evaluated: a .py topology imports its components.
     try {
-      if (auto r = RequirementsOfTopologyFile(file)) {
-        ActivateVirtualenv(EnsureVirtualenv(r->project, r->topology, r->requirements));
-      }
+      UseTopologyVirtualenv(file);
     } catch (const PythonDepsError& e) {
       std::cerr << "sparse: " << Style::ForStderr().Paint("error:", "31") << " " << e.what()
                 << "\n";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -388,11 +389,22 @@ fs::path VendorRequirements(const Project& project, const std::string& topology,
 }
 
 void ActivateVirtualenv(const fs::path& venv) {
+  if (const char* active = std::getenv("VIRTUAL_ENV"); active && venv == active) return;
   const std::string bin = (venv / "bin").string();
   const char* path = std::getenv("PATH");
   ::setenv("PATH", (bin + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
   ::setenv("SPARSE_PYTHON", (venv / "bin" / "python").c_str(), 1);
   ::setenv("VIRTUAL_ENV", venv.c_str(), 1);
+}
+
+std::optional<TopologyRequirements> UseTopologyVirtualenv(const fs::path& file) {
+  static std::map<fs::path, std::optional<TopologyRequirements>> done;
+  const fs::path key = fs::absolute(file).lexically_normal();
+  if (auto it = done.find(key); it != done.end()) return it->second;
+  auto r = RequirementsOfTopologyFile(key);
+  if (r) ActivateVirtualenv(EnsureVirtualenv(r->project, r->topology, r->requirements));
+  done[key] = r;
+  return r;
 }
 
 std::string WorkerPythonVersion(const std::string& flag) {

@@ -10,8 +10,10 @@
 // itself. Nothing left means no virtualenv at all.
 //
 // Where they go:
-//   - `sparse run`: a virtualenv per project and topology, `_build/venv/<topology>-<hash>/`,
-//     built once with `python3 -m venv` + pip (its output shown on the console and kept in
+//   - `sparse run` (and `visualize`, `jar`, `submit`, which evaluate a .py topology in it, since
+//     it imports its components): a virtualenv per project and topology,
+//     `_build/venv/<topology>-<hash>/`, built once with `python3 -m venv` + pip (its output shown
+//     on the console and kept in
 //     `_build/venv/<topology>-pip.log`), rebuilt when the requirements or the interpreter change
 //     (the hash covers both) or with `sparse update_virtualenv`; its bin/ goes first on the
 //     components' PATH and its python becomes $SPARSE_PYTHON.
@@ -83,7 +85,13 @@ std::filesystem::path VendorRequirements(const Project& project, const std::stri
 
 // Puts the virtualenv first for everything this process starts afterwards: its bin/ on PATH,
 // $SPARSE_PYTHON and $VIRTUAL_ENV (the helper that evaluates .py topologies uses it too).
+// Activating the active one again changes nothing.
 void ActivateVirtualenv(const std::filesystem::path& venv);
+
+// The one step every command takes before it evaluates or runs the topology in `file`: its
+// requirements (RequirementsOfTopologyFile) and, if it has any, its virtualenv built if needed
+// (EnsureVirtualenv) and activated. Done once per process and file. Returns the requirements.
+std::optional<TopologyRequirements> UseTopologyVirtualenv(const std::filesystem::path& file);
 
 // The workers' Python version for `jar`/`submit`: `flag` if set, else
 // $SPARSE_WORKER_PYTHON_VERSION, else "" (the local interpreter's). Throws PythonDepsError

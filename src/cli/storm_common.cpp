@@ -227,12 +227,8 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   } catch (const std::runtime_error& e) {
     throw CommandError(exit_code::kError, e.what());
   }
-  source.requirements = RequirementsOfTopologyFile(source.file);
-  if (source.requirements) {
-    // The topology may import its components, and they their requirements.
-    ActivateVirtualenv(EnsureVirtualenv(source.requirements->project, source.requirements->topology,
-                                        source.requirements->requirements));
-  }
+  // The topology may import its components, and they their requirements.
+  source.requirements = UseTopologyVirtualenv(source.file);
   source.topology = LoadAnyTopology(source.file, env);
   runtime::ValidateOrThrow(source.topology);
   if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {

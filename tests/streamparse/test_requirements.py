@@ -158,6 +158,12 @@ class RequirementsTest(unittest.TestCase):
             venvs = glob.glob(os.path.join(project.path, "_build", "venv", "deps-*"))
             self.assertEqual(len([v for v in venvs if os.path.isdir(v)]), 1, venvs)
 
+            # visualize evaluates the topology, which imports the bolt, in the same virtualenv.
+            shown = sparse(["visualize", "-f", "dot"], cwd=project.path, env=env)
+            self.assertEqual(shown.returncode, 0, shown.stderr)
+            self.assertIn('"word_spout" -> "shout_bolt"', shown.stdout)
+            self.assertNotIn("building the virtualenv", shown.stderr)
+
             second = self.run_topology(project, env)
             self.assertEqual(second.returncode, 0, second.stderr)
             self.assertNotIn("building the virtualenv", second.stderr)
