@@ -1,6 +1,9 @@
 #include "cli/python_deps.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -217,6 +220,26 @@ void RemoveStale(const fs::path& dir, const std::string& topology, const fs::pat
 
 constexpr const char* kStamp = ".sparse-complete";
 
+// One build at a time in a project's cache: two commands started together (a run and a jar)
+// would otherwise build into the same folder. Held for one build; never nested.
+class CacheLock {
+ public:
+  explicit CacheLock(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fd_ = ::open((dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~CacheLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  CacheLock(const CacheLock&) = delete;
+  CacheLock& operator=(const CacheLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 void NotePrinted(const Requirements& r) {
   static bool printed = false;  // several loads of one topology in one command
   if (printed) return;
@@ -302,7 +325,7 @@ std::optional<TopologyRequirements> RequirementsOfTopologyFile(const fs::path& f
   const std::string topology = file.stem().string();
   auto requirements = FindRequirements(*project, topology);
   if (!requirements) return std::nullopt;
-  return TopologyRequirements{std::move(*project), topology, std::move(*requirements)};
+  return TopologyRequirements{std::move(*project), topology, std::move(*requirements), {}};
 }
 
 fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
@@ -311,6 +334,7 @@ fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
   const std::string text = RequirementsText(requirements);
   const fs::path cache = CacheDir(project);
   const fs::path venv = cache / (topology + "-" + Fnv1a(text + PythonIdentity(python)));
+  const CacheLock lock(cache);
   std::error_code ec;
   if (!rebuild && fs::exists(venv / kStamp, ec)) return venv;
 
@@ -350,16 +374,20 @@ fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
   return venv;
 }
 
-fs::path VendorRequirements(const Project& project, const std::string& topology,
-                            const Requirements& requirements, const std::string& python_version) {
-  const fs::path venv = EnsureVirtualenv(project, topology, requirements);
+fs::path VendorRequirements(const TopologyRequirements& r, const std::string& python_version) {
+  const Project& project = r.project;
+  const std::string& topology = r.topology;
+  const Requirements& requirements = r.requirements;
+  const fs::path& venv = r.venv;
+  if (venv.empty()) Fail(exit_code::kError, "no virtualenv to install the requirements with");
   const std::string text = RequirementsText(requirements);
   const std::string suffix = "-site" + (python_version.empty() ? "" : "-py" + python_version);
   const fs::path cache = CacheDir(project);
   // The local virtualenv's folder name already covers the requirements and the interpreter.
   const fs::path site = cache / (venv.filename().string() + suffix);
+  const CacheLock lock(cache);
   std::error_code ec;
-  if (fs::exists(site / kStamp, ec)) return site;
+  if (fs::exists(site / kStamp, ec)) return site / "packages";
   fs::remove_all(site, ec);
   fs::create_directories(site, ec);
   const fs::path log = cache / (topology + "-pip.log");
@@ -402,7 +430,10 @@ std::optional<TopologyRequirements> UseTopologyVirtualenv(const fs::path& file) 
   const fs::path key = fs::absolute(file).lexically_normal();
   if (auto it = done.find(key); it != done.end()) return it->second;
   auto r = RequirementsOfTopologyFile(key);
-  if (r) ActivateVirtualenv(EnsureVirtualenv(r->project, r->topology, r->requirements));
+  if (r) {
+    r->venv = EnsureVirtualenv(r->project, r->topology, r->requirements);
+    ActivateVirtualenv(r->venv);
+  }
   done[key] = r;
   return r;
 }

@@ -67,6 +67,7 @@ struct TopologyRequirements {
   Project project;
   std::string topology;  // the file's stem: streamparse's topology name
   Requirements requirements;
+  std::filesystem::path venv;  // its virtualenv, once UseTopologyVirtualenv has built it
 };
 
 // The requirements of the topology in `file` (from its project), if it declares any.
@@ -78,9 +79,9 @@ std::filesystem::path EnsureVirtualenv(const Project& project, const std::string
                                        const Requirements& requirements, bool rebuild = false);
 
 // The packages installed with `pip install --target` for the workers' Python `python_version`
-// ("" = the local one), cached like the virtualenv. Throws PythonDepsError (exit 1) on failure.
-std::filesystem::path VendorRequirements(const Project& project, const std::string& topology,
-                                         const Requirements& requirements,
+// ("" = the local one) by the pip of `r.venv` (UseTopologyVirtualenv's), cached beside it.
+// Throws PythonDepsError (exit 1) on failure.
+std::filesystem::path VendorRequirements(const TopologyRequirements& r,
                                          const std::string& python_version);
 
 // Puts the virtualenv first for everything this process starts afterwards: its bin/ on PATH,
@@ -90,7 +91,9 @@ void ActivateVirtualenv(const std::filesystem::path& venv);
 
 // The one step every command takes before it evaluates or runs the topology in `file`: its
 // requirements (RequirementsOfTopologyFile) and, if it has any, its virtualenv built if needed
-// (EnsureVirtualenv) and activated. Done once per process and file. Returns the requirements.
+// (EnsureVirtualenv) and activated. Done once per process and file: once activated, the
+// interpreter is the virtualenv's, which must not key another one. Returns the requirements,
+// with `venv` set.
 std::optional<TopologyRequirements> UseTopologyVirtualenv(const std::filesystem::path& file);
 
 // The workers' Python version for `jar`/`submit`: `flag` if set, else

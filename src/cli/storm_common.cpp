@@ -249,8 +249,7 @@ void BuildComponentsForJar(const StormTopologySource& source, bool skip) {
 
 fs::path JarSitePackages(const StormTopologySource& source, const std::string& python_version) {
   if (!source.requirements) return {};
-  const auto& r = *source.requirements;
-  return VendorRequirements(r.project, r.topology, r.requirements, python_version);
+  return VendorRequirements(*source.requirements, python_version);
 }
 
 void AddPythonVersionOption(CLI::App& cmd, std::string& python_version) {

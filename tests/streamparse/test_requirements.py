@@ -198,6 +198,8 @@ class RequirementsTest(unittest.TestCase):
             env = self.environment(project)
             built = sparse(["jar"], cwd=project.path, env=env, timeout=300)
             self.assertEqual(built.returncode, 0, built.stderr)
+            # One virtualenv: its pip installs for the jar too.
+            self.assertEqual(built.stderr.count("building the virtualenv"), 1, built.stderr)
             jar = os.path.join(project.path, "_build", "deps.jar")
             with zipfile.ZipFile(jar) as z:
                 self.assertIn("resources/_sparse/site/%s/__init__.py" % PACKAGE, z.namelist())
@@ -214,6 +216,12 @@ class RequirementsTest(unittest.TestCase):
             result = self.run_topology(project, env, ["--jar", jar])
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertEqual(self.shouts(project), sorted(w.upper() + "!" for w in WORDS))
+            # Again, from the cache: the same packages at the same place.
+            again = sparse(["jar"], cwd=project.path, env=self.environment(project))
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertNotIn("python: installing", again.stderr)
+            with zipfile.ZipFile(jar) as z:
+                self.assertIn("resources/_sparse/site/%s/__init__.py" % PACKAGE, z.namelist())
 
     def test_workers_python_version(self):
         with self.project("./wheels/%s\n" % WHEEL) as project:
