@@ -16,24 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string Uptime(std::optional<int> secs) {
-  if (!secs) return "-";
-  int s = *secs;
-  const int d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
-  s %= 60;
-  char buf[48];
-  if (d > 0) {
-    std::snprintf(buf, sizeof buf, "%dd%dh%dm", d, h, m);
-  } else if (h > 0) {
-    std::snprintf(buf, sizeof buf, "%dh%dm", h, m);
-  } else if (m > 0) {
-    std::snprintf(buf, sizeof buf, "%dm%ds", m, s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%ds", s);
-  }
-  return buf;
-}
-
 // ---- list ------------------------------------------------------------------------------------
 
 struct ListArgs {
@@ -65,20 +47,10 @@ int List(const ListArgs& a) {
         {t.__isset.name ? t.name : "-", t.__isset.status ? t.status : "-",
          num(t.__isset.num_workers, t.num_workers), num(t.__isset.num_executors, t.num_executors),
          num(t.__isset.num_tasks, t.num_tasks),
-         Uptime(t.__isset.uptime_secs ? std::optional<int>(t.uptime_secs) : std::nullopt),
+         UptimeText(t.__isset.uptime_secs ? std::optional<int>(t.uptime_secs) : std::nullopt),
          t.__isset.id ? t.id : "-"});
   }
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      std::cout << r[i];
-      if (i + 1 < r.size()) std::cout << std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    std::cout << "\n";
-  }
+  PrintTable(std::cout, rows);
   return exit_code::kOk;
 }
 

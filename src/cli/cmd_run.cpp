@@ -14,6 +14,7 @@
 #include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
+#include "cli/python_deps.hpp"
 #include "cli/python_topology.hpp"
 #include "cli/run_dir.hpp"
 #include "cli/run_guard.hpp"
@@ -74,6 +75,17 @@ int RunTopology(const RunArgs& args) {
     file = ResolveTopology(topology_arg, project);
   } else {
     file = ResolveTopology(std::nullopt, project);
+  }
+  if (!jar) {
+    // The topology's Python requirements, in its cached virtualenv (python_deps.hpp), before
+    // the topology is evaluated: a .py topology imports its components.
+    try {
+      UseTopologyVirtualenv(file);
+    } catch (const PythonDepsError& e) {
+      std::cerr << "sparse: " << Style::ForStderr().Paint("error:", "31") << " " << e.what()
+                << "\n";
+      return e.code();
+    }
   }
   if (!jar && !args.no_build) {
     // Compiled components are built before anything starts (C++ projects have a CMakeLists.txt).

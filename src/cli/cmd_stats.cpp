@@ -18,6 +18,8 @@ namespace {
 
 struct StatsArgs {
   ClusterTarget cluster;
+  std::string name;  // streamparse's -n: the topology, checked against the running one
+  bool all = false;  // streamparse's --all: every component (overrides -c)
   std::string component;
   bool json = false;
   std::string url;
@@ -93,7 +95,13 @@ int Stats(const StatsArgs& args) {
   const auto topology =
       GetJson(base + "api/v1/topology/" + Encode(id) + "?window=" + Encode(args.window));
   runtime::ClusterSnapshot snapshot = web::SnapshotFromTopologyJson(topology);
-  if (!args.component.empty()) {
+  const std::string name = topology.at("name").get<std::string>();
+  if (!args.name.empty() && args.name != name) {
+    std::cerr << "sparse: error: the topology running here is `" << name << "`, not `" << args.name
+              << "` (" << base << ")\n";
+    return exit_code::kError;
+  }
+  if (!args.component.empty() && !args.all) {
     std::erase_if(snapshot.components, [&](const auto& c) { return c.id != args.component; });
     if (snapshot.components.empty()) {
       std::string known;
@@ -105,7 +113,6 @@ int Stats(const StatsArgs& args) {
       return exit_code::kError;
     }
   }
-  const std::string name = topology.at("name").get<std::string>();
   if (args.json) {
     std::cout << SnapshotJson(snapshot, name) << "\n";
     return exit_code::kOk;
@@ -149,9 +156,13 @@ its .sparse/run.json, and prints the same table as the end of the run.
 Examples:
   sparse stats                    every component, since the start of the run
   sparse stats -c count --json    one component, as JSON
+  sparse stats -n wordcount --all   streamparse's flags: the topology, every component
   sparse stats --window 600       the last 10 minutes
   sparse stats --url http://127.0.0.1:8080/)");
+  cmd->add_option("-n,--name", args->name,
+                  "The topology (streamparse's flag): checked against the one running here");
   cmd->add_option("-c,--component", args->component, "Only this component");
+  cmd->add_flag("--all", args->all, "Every component, even with -c (streamparse's flag)");
   cmd->add_flag("--json", args->json, "Print JSON (the shape of `sparse run --stats-json`)");
   AddClusterTargetOptions(cmd, args->cluster);
   cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");

@@ -37,6 +37,7 @@ struct SubmitArgs {
   bool dry_run = false;
   bool no_build = false;
   double timeout = 120;
+  std::string python_version;
 };
 
 std::string ReadBytes(const fs::path& path) {
@@ -152,6 +153,7 @@ std::optional<std::string> TopologyArg(const SubmitArgs& a) {
 }
 
 int Submit(const SubmitArgs& a) {
+  const std::string python_version = WorkerPythonVersion(a.python_version);
   std::string env_name = a.env;
   if (env_name.empty()) {
     // A streamparse project's only environment is used without -e, as streamparse does.
@@ -183,8 +185,9 @@ int Submit(const SubmitArgs& a) {
 
   BuildComponentsForJar(source, a.no_build);
   const fs::path jar_path = DefaultJarPath(source);
-  const storm::JarContents contents =
-      storm::WriteJar(source.topology, {PythonAdapterDir(), jar_path}, jar_path);
+  const storm::JarContents contents = storm::WriteJar(
+      source.topology, {PythonAdapterDir(), jar_path, JarSitePackages(source, python_version)},
+      jar_path);
   for (const auto& w : contents.warnings) std::cerr << "sparse: warning: " << w << "\n";
   const std::string jar = ReadBytes(jar_path);
   std::cerr << "wrote " << jar_path.string() << " (" << contents.entries.size() << " files, "
@@ -259,6 +262,7 @@ Examples:
       ->allow_extra_args(false);
   AddStreamparseOptionFlags(*cmd, args->options);
   AddIgnoredStreamparseFlags(*cmd, "submit");
+  AddPythonVersionOption(*cmd, args->python_version);
   cmd->add_flag_callback(
       "-d,--debug", [args] { args->options.push_back("topology.debug=true"); },
       "Sets topology.debug=true");

@@ -1,6 +1,8 @@
 // `sparse tail`: the per-component logs of a local run (`<log dir>/<component>.log`), one
 // component or all of them interleaved by time, optionally followed as they grow.
+#include <fnmatch.h>
 #include <algorithm>
+
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -25,8 +27,22 @@ struct TailArgs {
   std::optional<std::string> component;
   bool follow = false;
   int lines = 10;
+  std::string topology;  // streamparse's -n NAME: checked against the project's topologies
+  std::string pattern;   // streamparse's --pattern: a shell glob over the log files' names
   std::string log_dir;
 };
+
+// `-n VALUE`: a count of entries (ours, and Unix tail's), or streamparse's topology name.
+void SetLinesOrName(TailArgs& args, const std::string& value) {
+  const bool number =
+      !value.empty() && value.size() < 9 &&
+      std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (number) {
+    args.lines = std::stoi(value);
+  } else {
+    args.topology = value;
+  }
+}
 
 // One log entry: a line starting with a timestamp ("YYYY-MM-DD HH:MM:SS.mmm ") and the lines
 // without one that follow it (a failure's stderr tail).
@@ -103,20 +119,15 @@ class LogFile {
   bool first_ = true;
 };
 
-fs::path LogDir(const TailArgs& args) {
-  if (!args.log_dir.empty()) return args.log_dir;
-  if (auto run = FindRun(fs::current_path()); run && !run->state.log_dir.empty()) {
-    return run->state.log_dir;
-  }
-  if (auto project = FindProject(fs::current_path())) return project->root / "logs";
-  return fs::current_path() / "logs";
-}
-
-std::vector<std::string> Components(const fs::path& dir) {
+// The components with a log in `dir` whose file name matches `pattern` (all when empty).
+std::vector<std::string> Components(const fs::path& dir, const std::string& pattern = "") {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".log") out.push_back(e.path().stem().string());
+    if (e.path().extension() != ".log") continue;
+    const std::string name = e.path().filename().string();
+    if (!pattern.empty() && ::fnmatch(pattern.c_str(), name.c_str(), 0) != 0) continue;
+    out.push_back(e.path().stem().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -158,7 +169,17 @@ int Tail(const TailArgs& args) {
         "port 8000 by default, when it runs); scripts/storm-cluster.sh keeps them in "
         "DIR/logs/workers-artifacts/");
   }
-  const fs::path dir = LogDir(args);
+  if (!args.topology.empty()) {
+    // streamparse's -n names the topology: locally, the logs are the run's, in one folder.
+    try {
+      ResolveTopology(args.topology, FindProject(fs::current_path()));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "sparse: error: " << e.what() << " (-n takes a number of entries, or "
+                << "streamparse's topology name)\n";
+      return exit_code::kError;
+    }
+  }
+  const fs::path dir = LocalLogDir(args.log_dir);
   if (!fs::is_directory(dir)) {
     std::cerr << "sparse: error: no logs in " << dir.string()
               << " (run a topology first, or give --log-dir)\n";
@@ -178,7 +199,12 @@ int Tail(const TailArgs& args) {
     }
     add(*args.component);
   } else {
-    for (const auto& c : Components(dir)) add(c);
+    for (const auto& c : Components(dir, args.pattern)) add(c);
+    if (files.empty() && !args.pattern.empty() && !args.follow) {
+      std::cerr << "sparse: error: no log in " << dir.string() << " matches --pattern `"
+                << args.pattern << "`\n";
+      return exit_code::kError;
+    }
   }
   Printer printer(!args.component);
   for (const auto& [c, _] : files) printer.SetWidth(c.size());
@@ -198,7 +224,7 @@ int Tail(const TailArgs& args) {
   while (args.follow) {
     std::this_thread::sleep_for(kPollEvery);
     if (!args.component) {
-      for (const auto& c : Components(dir)) {
+      for (const auto& c : Components(dir, args.pattern)) {
         if (!files.count(c)) {
           add(c);
           printer.SetWidth(c.size());
@@ -218,6 +244,15 @@ int Tail(const TailArgs& args) {
 
 }  // namespace
 
+fs::path LocalLogDir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (auto run = FindRun(fs::current_path()); run && !run->state.log_dir.empty()) {
+    return run->state.log_dir;
+  }
+  if (auto project = FindProject(fs::current_path())) return project->root / "logs";
+  return fs::current_path() / "logs";
+}
+
 void RegisterTail(CLI::App& app, Action& action) {
   auto args = std::make_shared<TailArgs>();
   CLI::App* cmd = app.add_subcommand("tail", "Show (and follow) the component logs of a local run");
@@ -228,10 +263,20 @@ component's log is shown, interleaved by time, each line prefixed by its compone
 Examples:
   sparse tail                 the last 10 entries of all components
   sparse tail count -n 50     the last 50 entries of `count`
-  sparse tail -f              follow every component (Ctrl-C stops))");
+  sparse tail -f              follow every component (Ctrl-C stops)
+  sparse tail --pattern 'count*'   the logs whose file name matches (streamparse's flag)
+  sparse tail -n wordcount    streamparse's -n NAME (the topology) is accepted too)");
   cmd->add_option("component", args->component, "Only this component");
   cmd->add_flag("-f,--follow", args->follow, "Keep printing entries as they are written");
-  cmd->add_option("-n,--lines", args->lines, "How many of the last entries to show (default 10)");
+  cmd->add_option_function<std::string>(
+      "-n", [args](const std::string& v) { SetLinesOrName(*args, v); },
+      "How many of the last entries to show (default 10); a name instead of a number is "
+      "streamparse's -n NAME, the topology");
+  cmd->add_option("--lines,-l,--num_lines", args->lines,
+                  "How many of the last entries to show (-l/--num_lines: streamparse's)");
+  cmd->add_option("--name", args->topology, "The topology (streamparse's flag; checked)");
+  cmd->add_option("--pattern", args->pattern,
+                  "Only the logs whose file name matches this shell pattern (e.g. 'count*')");
   cmd->add_option("--log-dir", args->log_dir, "Where the logs are (default: see below)");
   AddClusterTargetOptions(cmd, args->cluster);
   cmd->callback([args, &action] { action = [args] { return Tail(*args); }; });

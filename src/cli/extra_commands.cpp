@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/observability_commands.hpp"
 #include "cli/storm_commands.hpp"
+#include "cli/streamparse_project.hpp"
 
 namespace sparse::cli {
 
@@ -12,6 +13,7 @@ void RegisterExtraCommands(CLI::App& app, Action& action) {
   RegisterKafkaCommands(app, action);
   RegisterStormCommands(app, action);
   RegisterObservabilityCommands(app, action);
+  RegisterStreamparseCommands(app, action);
 }
 
 }  // namespace sparse::cli

@@ -2,9 +2,16 @@
 // view), `sparse visualize` (the topology as a picture) and `sparse tail` (component logs).
 #pragma once
 
+#include <filesystem>
+#include <string>
+
 #include "cli/commands.hpp"
 
 namespace sparse::cli {
+
+// The folder of a local run's component logs: `flag` (--log-dir) if set, else the log dir of the
+// run in this folder (.sparse/run.json), else the project's logs/, else ./logs (cmd_tail.cpp).
+std::filesystem::path LocalLogDir(const std::string& flag);
 
 void RegisterStats(CLI::App& app, Action& action);
 

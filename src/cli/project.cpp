@@ -27,7 +27,7 @@ std::optional<fs::path> FindRoot(const fs::path& start) {
 
 bool IsTopologyFile(const fs::path& path) {
   const auto ext = path.extension();
-  return ext == ".yaml" || ext == ".yml" || ext == ".py";
+  return ext == ".yaml" || ext == ".yml" || ext == ".py" || ext == ".clj";
 }
 
 }  // namespace
@@ -89,7 +89,7 @@ fs::path ResolveTopology(const std::optional<std::string>& arg,
   if (arg) {
     if (fs::is_regular_file(*arg, ec)) return fs::absolute(*arg);
     if (project) {
-      for (const char* ext : {"", ".yaml", ".yml", ".py"}) {
+      for (const char* ext : {"", ".yaml", ".yml", ".py", ".clj"}) {
         fs::path p = project->topologies_dir / (*arg + ext);
         if (fs::is_regular_file(p, ec)) return p;
       }

@@ -3,7 +3,7 @@
 //
 // A streamparse project is one too: a folder whose `config.json` is streamparse's (a JSON object
 // with `envs` or `topology_specs`; streamparse_project.hpp reads it into the same `config`),
-// with `topologies/*.py` in streamparse's DSL (python_topology.hpp).
+// with `topologies/*.py` in streamparse's DSL or streamparse 2's `*.clj` (python_topology.hpp).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -40,7 +40,7 @@ struct Project {
 std::optional<Project> FindProject(const std::filesystem::path& start);
 
 // Resolves the topology a command should use: an explicit path, a name in the project's
-// topologies folder (with or without .yaml/.yml/.py), or the project's only topology. Throws
+// topologies folder (with or without .yaml/.yml/.py/.clj), or the project's only topology. Throws
 // std::runtime_error with a helpful message otherwise.
 std::filesystem::path ResolveTopology(const std::optional<std::string>& arg,
                                       const std::optional<Project>& project);

@@ -8,6 +8,7 @@
 
 #include "cli/paths.hpp"
 #include "cli/project.hpp"
+#include "cli/python_deps.hpp"
 #include "runtime/topology_loader.hpp"
 
 namespace sparse::cli {
@@ -163,11 +164,13 @@ std::string HelperPython() {
 runtime::Topology LoadAnyTopology(const fs::path& file, const std::string& env) {
   const auto project = FindProject(file.parent_path());
   runtime::Topology t;
-  if (file.extension() == ".py") {
+  if (file.extension() == ".py" || file.extension() == ".clj") {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) {
       throw TopologyError({{{file.string(), 0}, "cannot read topology file"}});
     }
+    // A .py topology imports its components, and they what its requirements install.
+    if (file.extension() == ".py") UseTopologyVirtualenv(file);
     const std::string chosen = !env.empty() ? env : project ? project->DefaultEnvironment() : "";
     t = LoadPythonTopology(fs::absolute(file), project, chosen);
     t.file = fs::absolute(file);

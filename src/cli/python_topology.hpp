@@ -1,5 +1,7 @@
 // Loading any topology a command is given: YAML (runtime/topology_loader.hpp) or a streamparse
-// topology written in Python (`topologies/NAME.py` with streamparse's DSL).
+// topology written in Python (`topologies/NAME.py` with streamparse's DSL), or in the Clojure of
+// streamparse 2 and earlier (`topologies/NAME.clj`, read by the same helper's streamparse_clj.py:
+// shell-/python-spout-spec and -bolt-spec in a (def ...) or (defn NAME [options] ...)).
 //
 // A .py file is evaluated by sparse's Python helper (share/sparse/python/sparse_multilang/
 // streamparse_topology.py, standard library only) with stand-ins for streamparse's DSL; it
@@ -20,8 +22,8 @@ namespace sparse::cli {
 // The Python interpreter sparse uses for its helpers: $SPARSE_PYTHON, else python3.
 std::string HelperPython();
 
-// Loads `file` (not validated): .py through the helper, anything else as YAML. A topology of a
-// streamparse project runs in the project's src/.
+// Loads `file` (not validated): .py and .clj through the helper, anything else as YAML. A topology
+// of a streamparse project runs in the project's src/.
 runtime::Topology LoadAnyTopology(const std::filesystem::path& file, const std::string& env = "");
 
 }  // namespace sparse::cli

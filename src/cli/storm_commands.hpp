@@ -15,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/project.hpp"
+#include "cli/python_deps.hpp"
 #include "runtime/topology.hpp"
 #include "storm/nimbus_client.hpp"
 
@@ -72,16 +73,27 @@ struct StormTopologySource {
   std::optional<Project> project;
   std::filesystem::path file;
   runtime::Topology topology;
+  std::optional<TopologyRequirements> requirements;  // its Python requirements, if any
 };
 
 // Resolves, loads and validates a topology for Storm: invalid or not submittable (built-in
-// components) -> TopologyError. `env` resolves streamparse's per-environment `par`.
+// components) -> TopologyError. `env` resolves streamparse's per-environment `par`. A topology
+// with Python requirements is evaluated in its local virtualenv (python_deps.hpp), built first.
 StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
                                          const std::string& env = "");
 
 // Builds the project's compiled (C++) components into its resources folder first, as
 // `sparse run` does, unless `skip`: the jar must carry the binaries. CommandError on failure.
 void BuildComponentsForJar(const StormTopologySource& source, bool skip);
+
+// The Python packages the jar carries (python_deps.hpp: VendorRequirements) for the workers'
+// Python version `python_version` (WorkerPythonVersion's answer), or an empty path when
+// the topology has no requirements.
+std::filesystem::path JarSitePackages(const StormTopologySource& source,
+                                      const std::string& python_version);
+
+// `--python-version X.Y` on `jar` and `submit`.
+void AddPythonVersionOption(CLI::App& cmd, std::string& python_version);
 
 // The jar's default path: <project or current folder>/_build/<topology name>.jar.
 std::filesystem::path DefaultJarPath(const StormTopologySource& source);
@@ -109,5 +121,14 @@ struct NimbusTarget {
 void AddNimbusOptions(CLI::App* cmd, NimbusTarget& target, const std::string& env_flags);
 
 std::string HumanBytes(std::uintmax_t bytes);
+
+// An uptime as Storm's UI shows it: 3725 -> "1h2m"; nullopt -> "-".
+std::string UptimeText(std::optional<int> secs);
+
+// Rows (the first is the header) as columns aligned with two spaces between them.
+void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
+
+// `sparse worker_uptime` and `sparse slot_usage` (streamparse's commands; cmd_cluster_usage.cpp).
+void RegisterClusterUsageCommands(CLI::App& app, Action& action);
 
 }  // namespace sparse::cli

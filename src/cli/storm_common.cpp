@@ -24,6 +24,44 @@ void RegisterStormCommands(CLI::App& app, Action& action) {
   RegisterJar(app, action);
   RegisterSubmit(app, action);
   RegisterNimbusCommands(app, action);
+  RegisterClusterUsageCommands(app, action);
+}
+
+std::string UptimeText(std::optional<int> secs) {
+  if (!secs) return "-";
+  int s = *secs;
+  const int d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
+  s %= 60;
+  char buf[48];
+  if (d > 0) {
+    std::snprintf(buf, sizeof buf, "%dd%dh%dm", d, h, m);
+  } else if (h > 0) {
+    std::snprintf(buf, sizeof buf, "%dh%dm", h, m);
+  } else if (m > 0) {
+    std::snprintf(buf, sizeof buf, "%dm%ds", m, s);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ds", s);
+  }
+  return buf;
+}
+
+void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], r[i].size());
+    }
+  }
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      out << r[i];
+      if (i + 1 < r.size() && i < width.size()) {
+        out << std::string(width[i] - r[i].size() + 2, ' ');
+      }
+    }
+    out << "\n";
+  }
 }
 
 int RunStormCommand(const std::function<int()>& body) {
@@ -48,6 +86,9 @@ int RunStormCommand(const std::function<int()>& body) {
   } catch (const storm::ZipError& e) {
     std::cerr << "sparse: " << error << " " << e.what() << "\n";
     return exit_code::kError;
+  } catch (const PythonDepsError& e) {
+    std::cerr << "sparse: " << error << " " << e.what() << "\n";
+    return e.code();
   }
 }
 
@@ -186,6 +227,8 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   } catch (const std::runtime_error& e) {
     throw CommandError(exit_code::kError, e.what());
   }
+  // The topology may import its components, and they their requirements.
+  source.requirements = UseTopologyVirtualenv(source.file);
   source.topology = LoadAnyTopology(source.file, env);
   runtime::ValidateOrThrow(source.topology);
   if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
@@ -202,6 +245,17 @@ void BuildComponentsForJar(const StormTopologySource& source, bool skip) {
                        "the C++ components could not be built, so there is no jar (use "
                        "--no-build to package what is already in the resources folder)");
   }
+}
+
+fs::path JarSitePackages(const StormTopologySource& source, const std::string& python_version) {
+  if (!source.requirements) return {};
+  return VendorRequirements(*source.requirements, python_version);
+}
+
+void AddPythonVersionOption(CLI::App& cmd, std::string& python_version) {
+  cmd.add_option("--python-version", python_version,
+                 "The workers' Python (MAJOR.MINOR) for the requirements the jar carries "
+                 "(default: $SPARSE_WORKER_PYTHON_VERSION, else this machine's python3)");
 }
 
 fs::path DefaultJarPath(const StormTopologySource& source) {

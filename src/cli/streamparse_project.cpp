@@ -21,7 +21,9 @@ const char* IgnoredEnvKeyReason(const std::string& key) {
                                              "install_virtualenv", "virtualenv_flags",
                                              "virtualenv_name"};
   if (ssh.count(key)) return "sparse reaches Nimbus over Thrift itself, never over SSH";
-  if (venv.count(key)) return "sparse builds no virtualenvs on workers";
+  if (venv.count(key)) {
+    return "sparse builds no virtualenvs on workers: the requirements travel in the jar";
+  }
   if (key == "log" || key == "log_path" || key == "log_file") {
     return "component logs are the runtime's (logs/ locally, Storm's worker logs on a cluster)";
   }
@@ -105,9 +107,12 @@ void LoadStreamparseProject(Project& p) {
     if (key == "serializer") {
       p.serializers[""] = serializer_of(kv.second);
     } else if (key == "virtualenv_specs") {
-      ignored.push_back(
-          "`virtualenv_specs` (sparse does not build virtualenvs: install the requirements "
-          "into the Python that runs the components)");
+      // The folder of the requirements files (python_deps.hpp).
+      if (!kv.second.IsScalar()) {
+        throw std::runtime_error(Where(file, kv.second) +
+                                 ": `virtualenv_specs` must be a folder name");
+      }
+      config["virtualenv_specs"] = kv.second.Scalar();
     } else if (key != "envs" && key != "topology_specs" && key != "library") {
       ignored.push_back("`" + key + "` (not a streamparse setting sparse knows)");
     }
@@ -192,8 +197,8 @@ struct IgnoredFlag {
 const std::vector<IgnoredFlag>& IgnoredFlags() {
   static const char* kConfig = "sparse finds config.json itself, here or in a folder above";
   static const char* kVenv =
-      "sparse builds no virtualenvs on workers: install the requirements into the Python that "
-      "runs the components";
+      "sparse builds no virtualenvs on workers: the jar carries the packages of "
+      "virtualenvs/NAME.txt, installed with pip when it is built";
   static const char* kSsh = "sparse reaches Nimbus and workers without SSH";
   static const char* kJar =
       "`sparse jar` always builds one jar holding every component and "

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/project.hpp"
 
 namespace sparse::cli {
@@ -35,5 +36,9 @@ void AddStreamparseOptionFlags(CLI::App& cmd, std::vector<std::string>& options)
 // jar variants, --config): accepted, each with a note on stderr saying why it is ignored, so a
 // streamparse user's command lines keep working. `command` is the subcommand's name.
 void AddIgnoredStreamparseFlags(CLI::App& cmd, const std::string& command);
+
+// `update_virtualenv` and `remove_logs`, streamparse's commands as they mean here
+// (cmd_streamparse.cpp).
+void RegisterStreamparseCommands(CLI::App& app, Action& action);
 
 }  // namespace sparse::cli

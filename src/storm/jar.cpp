@@ -113,8 +113,20 @@ JarContents MakeJarContents(const runtime::Topology& topology, const JarInputs& 
     }
   }
 
+  const bool with_site = !inputs.site_packages_dir.empty();
+  if (with_site) {
+    if (!fs::is_directory(inputs.site_packages_dir, ec)) {
+      throw JarError("the Python packages to put in the jar are missing: " +
+                     inputs.site_packages_dir.string());
+    }
+    for (const auto& [rel, path] : CollectFiles(inputs.site_packages_dir, {}, out.warnings)) {
+      entries.push_back({prefix + std::string(kSiteDir) + "/" + rel, ReadFile(path), false});
+    }
+  }
+
   for (const auto& c : topology.components) {
-    entries.push_back({prefix + LauncherPath(c.id), LauncherScript(c.id, c.command, executables),
+    entries.push_back({prefix + LauncherPath(c.id),
+                       LauncherScript(c.id, c.command, executables, with_site),
                        /*executable=*/true});
   }
   entries.push_back(

@@ -6,6 +6,8 @@
 //   resources/<the project's resources folder (src/), as is>
 //   resources/_sparse/launch/<component>.sh      one launcher per component (launcher.hpp)
 //   resources/_sparse/python/sparse_multilang/   the Python adapter, which a cluster lacks
+//   resources/_sparse/site/                      the topology's Python requirements, if any
+//                                                (pip install --target; cli/python_deps.hpp)
 //   resources/_sparse/topology.yaml              the topology as submitted: sparse YAML whose
 //                                                commands are the launchers' [sh, script]
 //
@@ -39,6 +41,8 @@ struct JarInputs {
   std::filesystem::path python_adapter_dir;
   // A file never to include (the jar being written, when it lies inside the resources folder).
   std::filesystem::path exclude;
+  // Installed Python packages to carry as resources/_sparse/site (empty: none).
+  std::filesystem::path site_packages_dir;
 };
 
 struct JarContents {

@@ -52,7 +52,7 @@ std::string CommentSafe(std::string_view text) {
 }  // namespace
 
 std::string LauncherScript(std::string_view component_id, const std::vector<std::string>& argv,
-                           const std::vector<std::string>& executables) {
+                           const std::vector<std::string>& executables, bool with_site) {
   std::string s;
   s += "#!/bin/sh\n";
   s += "# Launcher of component `" + CommentSafe(component_id) + "`, written by `sparse jar`.\n";
@@ -66,7 +66,9 @@ std::string LauncherScript(std::string_view component_id, const std::vector<std:
     }
     s += " 2>/dev/null\n";
   }
-  s += "PYTHONPATH=\"$PWD/" + std::string(kPythonDir) + "${PYTHONPATH:+:$PYTHONPATH}\"\n";
+  s += "PYTHONPATH=\"$PWD/" + std::string(kPythonDir) +
+       (with_site ? ":$PWD/" + std::string(kSiteDir) : std::string()) +
+       "${PYTHONPATH:+:$PYTHONPATH}\"\n";
   s += "PYTHONUNBUFFERED=1\n";
   s += "export PYTHONPATH PYTHONUNBUFFERED\n";
   std::string args;

@@ -12,7 +12,8 @@
 //   1. changes to the resources folder (Storm already starts it there; this makes it robust),
 //   2. restores the execute bits of the files that had them in the project (chmod u+x),
 //   3. puts the jar's copy of the Python adapter (`_sparse/python`, with sparse's stand-ins for
-//      streamparse and pystorm) first on PYTHONPATH, since
+//      streamparse and pystorm), then the topology's Python requirements when the jar has them
+//      (`_sparse/site`, installed by pip at `sparse jar` time), first on PYTHONPATH, since
 //      Python adds the script's folder, not the working directory, to sys.path, and sets
 //      PYTHONUNBUFFERED=1 as `sparse run` does,
 //   4. `exec`s the component's argv, each element single-quoted (no word splitting, no globbing),
@@ -34,6 +35,7 @@ namespace sparse::storm {
 inline constexpr std::string_view kSparseDir = "_sparse";
 inline constexpr std::string_view kLauncherDir = "_sparse/launch";
 inline constexpr std::string_view kPythonDir = "_sparse/python";
+inline constexpr std::string_view kSiteDir = "_sparse/site";  // the requirements (python_deps.hpp)
 inline constexpr std::string_view kLauncherShell = "sh";
 
 // A file name for component `id` that is safe on any file system and distinct for distinct ids:
@@ -47,9 +49,10 @@ std::string LauncherPath(std::string_view component_id);
 std::vector<std::string> LauncherArgv(std::string_view component_id);
 
 // The script for component `id` running `argv`; `executables` are paths relative to resources/
-// whose execute bit is to be restored. Deterministic for the same arguments.
+// whose execute bit is to be restored; `with_site`: the jar carries kSiteDir. Deterministic for
+// the same arguments.
 std::string LauncherScript(std::string_view component_id, const std::vector<std::string>& argv,
-                           const std::vector<std::string>& executables);
+                           const std::vector<std::string>& executables, bool with_site = false);
 
 // `text` as one single-quoted POSIX shell word.
 std::string ShellQuote(std::string_view text);

@@ -380,6 +380,14 @@ gen::ClusterSummary NimbusClient::GetClusterInfo() {
   });
 }
 
+gen::TopologyInfo NimbusClient::GetTopologyInfo(const std::string& id) {
+  return impl_->Call("getTopologyInfo", [&] {
+    gen::TopologyInfo out;
+    impl_->client->getTopologyInfo(out, id);
+    return out;
+  });
+}
+
 std::optional<bool> NimbusClient::IsTopologyNameAllowed(const std::string& name) {
   try {
     return impl_->Call("isTopologyNameAllowed",

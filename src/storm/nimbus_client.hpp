@@ -86,6 +86,8 @@ class NimbusClient {
 
   gen::NimbusSummary GetLeader();
   gen::ClusterSummary GetClusterInfo();
+  // The topology of that id (TopologySummary::id, not its name): its executors and workers.
+  gen::TopologyInfo GetTopologyInfo(const std::string& id);
   // nullopt when the server does not know the call (older Storm).
   std::optional<bool> IsTopologyNameAllowed(const std::string& name);
 

@@ -139,10 +139,44 @@ struct NimbusSummary {
   5: optional string version
 }
 
-// Storm's field 1 (supervisors) and 1.x's field 2 (nimbus_uptime_secs) are skipped.
+// What `sparse slot_usage` reads of a supervisor (Storm's fields 6 and up are skipped).
+struct SupervisorSummary {
+  1: optional string host
+  2: optional i32 uptime_secs
+  3: optional i32 num_workers       // worker slots
+  4: optional i32 num_used_workers
+  5: optional string supervisor_id
+}
+
+// 1.x's field 2 (nimbus_uptime_secs) is skipped.
 struct ClusterSummary {
+  1: optional list<SupervisorSummary> supervisors
   3: optional list<TopologySummary> topologies
   4: optional list<NimbusSummary> nimbuses
+}
+
+struct ExecutorInfo {
+  1: optional i32 task_start
+  2: optional i32 task_end
+}
+
+// Where an executor runs: a worker is one (host, port); field 7 (stats) is skipped.
+struct ExecutorSummary {
+  1: optional ExecutorInfo executor_info
+  2: optional string component_id
+  3: optional string host
+  4: optional i32 port
+  5: optional i32 uptime_secs
+}
+
+// What `sparse worker_uptime` and `slot_usage` read of a topology (errors and later fields are
+// skipped).
+struct TopologyInfo {
+  1: optional string id
+  2: optional string name
+  3: optional i32 uptime_secs
+  4: optional list<ExecutorSummary> executors
+  5: optional string status
 }
 
 service Nimbus {
@@ -173,6 +207,9 @@ service Nimbus {
   ClusterSummary getClusterInfo() throws (1: AuthorizationException aze)
 
   NimbusSummary getLeader() throws (1: AuthorizationException aze)
+
+  TopologyInfo getTopologyInfo(1: string id)
+      throws (1: NotAliveException e, 2: AuthorizationException aze)
 
   bool isTopologyNameAllowed(1: string name) throws (1: AuthorizationException aze)
 }

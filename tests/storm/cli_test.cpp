@@ -3,6 +3,7 @@
 // rebalance, jar, environments, and the refusal of built-in components.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "expected.hpp"
@@ -398,6 +399,73 @@ TEST(List, AuthorizationRefused) {
   nimbus.RefuseClusterInfo("no");
   testing::TempDir dir;
   const auto r = RunSparse({"list", "--nimbus", nimbus.address().ToString()}, dir.path());
+  EXPECT_EQ(r.exit_code, 5) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "not authorized")) << r.err;
+}
+
+// streamparse's worker_uptime and slot_usage: the fake's two topologies each have a worker on
+// worker-a (up 1h2m5s) and one on worker-b (up 61 s), one slot of four on each host.
+TEST(WorkerUptime, EveryWorkerOfEveryTopology) {
+  FakeNimbus nimbus;
+  nimbus.AddTopology("wordcount");
+  nimbus.AddTopology("alerts", "INACTIVE");
+  testing::TempDir dir;
+  const auto r = RunSparse({"worker_uptime", "--nimbus", nimbus.address().ToString()}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_EQ(r.out,
+            "TOPOLOGY   WORKER         UPTIME  EXECUTORS  COMPONENTS\n"
+            "alerts     worker-a:6701  1h2m    2          count,words\n"
+            "alerts     worker-b:6701  1m1s    2          __acker,count\n"
+            "wordcount  worker-a:6700  1h2m    2          count,words\n"
+            "wordcount  worker-b:6700  1m1s    2          __acker,count\n");
+  const auto one = RunSparse(
+      {"worker_uptime", "-n", "wordcount", "--json", "--nimbus", nimbus.address().ToString()},
+      dir.path());
+  ASSERT_EQ(one.exit_code, 0) << Show(one);
+  const auto parsed = nlohmann::json::parse(one.out);
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0], (nlohmann::json{{"topology", "wordcount"},
+                                       {"host", "worker-a"},
+                                       {"port", 6700},
+                                       {"uptime_secs", 3725},
+                                       {"executors", 2},
+                                       {"components", {"count", "words"}}}));
+  const auto missing = RunSparse(
+      {"worker_uptime", "-n", "nope", "--nimbus", nimbus.address().ToString()}, dir.path());
+  EXPECT_EQ(missing.exit_code, 1) << Show(missing);
+  EXPECT_TRUE(Contains(missing.err, "no topology named `nope`")) << missing.err;
+}
+
+TEST(SlotUsage, SupervisorsAndTheTopologiesOnThem) {
+  FakeNimbus nimbus;
+  nimbus.AddTopology("wordcount");
+  nimbus.AddTopology("alerts");
+  testing::TempDir dir;
+  const auto r = RunSparse({"slot_usage", "--nimbus", nimbus.address().ToString()}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_EQ(r.out,
+            "HOST      SLOTS  USED  FREE  TOPOLOGIES\n"
+            "worker-a  4      2     2     alerts(1),wordcount(1)\n"
+            "worker-b  4      2     2     alerts(1),wordcount(1)\n"
+            "TOTAL     8      4     4     \n");
+  const auto json =
+      RunSparse({"slot_usage", "--json", "--nimbus", nimbus.address().ToString()}, dir.path());
+  ASSERT_EQ(json.exit_code, 0) << Show(json);
+  EXPECT_EQ(nlohmann::json::parse(json.out)[1],
+            (nlohmann::json{{"host", "worker-b"},
+                            {"slots", 4},
+                            {"used", 2},
+                            {"free", 2},
+                            {"topologies", {{"alerts", 1}, {"wordcount", 1}}}}));
+  const auto calls = nimbus.calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "getTopologyInfo"), 4) << Show(r);
+}
+
+TEST(SlotUsage, NimbusRefusalIsExitFive) {
+  FakeNimbus nimbus;
+  nimbus.RefuseClusterInfo("no");
+  testing::TempDir dir;
+  const auto r = RunSparse({"slot_usage", "--nimbus", nimbus.address().ToString()}, dir.path());
   EXPECT_EQ(r.exit_code, 5) << Show(r);
   EXPECT_TRUE(Contains(r.err, "not authorized")) << r.err;
 }

@@ -175,6 +175,18 @@ class Handler : public gen::NimbusIf {
       nimbuses.push_back(n);
     }
     out.__set_nimbuses(nimbuses);
+    // Two supervisors of four slots; each topology holds one slot on each (getTopologyInfo).
+    std::vector<gen::SupervisorSummary> supervisors;
+    for (const char* host : {"worker-a", "worker-b"}) {
+      gen::SupervisorSummary sup;
+      sup.__set_host(host);
+      sup.__set_supervisor_id(std::string("sup-") + host);
+      sup.__set_uptime_secs(86400);
+      sup.__set_num_workers(4);
+      sup.__set_num_used_workers(static_cast<int>(s_->topologies.size()));
+      supervisors.push_back(sup);
+    }
+    out.__set_supervisors(supervisors);
     // Killed topologies stay listed for a few replies, then are gone.
     for (auto it = s_->lingering.begin(); it != s_->lingering.end();) {
       if (--it->second <= 0) {
@@ -195,6 +207,42 @@ class Handler : public gen::NimbusIf {
     out.__set_uptime_secs(100);
     out.__set_isLeader(true);
     out.__set_version("2.6.0");
+  }
+
+  // A topology's executors: words and two of count's on worker-a, the rest on worker-b, at
+  // port 6699 + the topology's position; worker-a's up 1h2m5s, worker-b's 61 s.
+  void getTopologyInfo(gen::TopologyInfo& out, const std::string& id) override {
+    std::lock_guard lock(s_->mu);
+    s_->calls.push_back("getTopologyInfo");
+    for (std::size_t i = 0; i < s_->topologies.size(); ++i) {
+      const auto& t = s_->topologies[i];
+      if (t.id != id) continue;
+      out.__set_id(t.id);
+      out.__set_name(t.name);
+      out.__set_status(t.status);
+      out.__set_uptime_secs(3725);
+      const int port = 6700 + static_cast<int>(i);
+      std::vector<gen::ExecutorSummary> executors;
+      auto add = [&](int task, const std::string& component, const std::string& host, int uptime) {
+        gen::ExecutorSummary e;
+        gen::ExecutorInfo info;
+        info.__set_task_start(task);
+        info.__set_task_end(task);
+        e.__set_executor_info(info);
+        e.__set_component_id(component);
+        e.__set_host(host);
+        e.__set_port(port);
+        e.__set_uptime_secs(uptime);
+        executors.push_back(e);
+      };
+      add(1, "words", "worker-a", 3725);
+      add(2, "count", "worker-a", 3724);
+      add(3, "count", "worker-b", 61);
+      add(4, "__acker", "worker-b", 60);
+      out.__set_executors(executors);
+      return;
+    }
+    Throw<gen::NotAliveException>(id + " is not alive");
   }
 
   bool isTopologyNameAllowed(const std::string& name) override {

@@ -40,7 +40,7 @@ class JarTest : public ::testing::Test {
     runtime::ValidateOrThrow(t);
     return t;
   }
-  JarInputs Inputs() const { return {testing::PythonAdapterDir(), {}}; }
+  JarInputs Inputs() const { return {testing::PythonAdapterDir(), {}, {}}; }
 
   TempDir dir_;
   fs::path project_;
@@ -50,6 +50,39 @@ std::vector<std::string> Names(const std::vector<ZipEntry>& entries) {
   std::vector<std::string> out;
   for (const auto& e : entries) out.push_back(e.name);
   return out;
+}
+
+// The topology's Python requirements (installed by pip at `sparse jar` time) travel as
+// resources/_sparse/site, and every launcher puts that folder on PYTHONPATH after the adapter.
+TEST_F(JarTest, CarriesSitePackagesOnEveryLaunchersPath) {
+  const fs::path site = dir_.path() / "site";
+  WriteFile(site / "tinydep/__init__.py", "X = 1\n");
+  WriteFile(site / "tinydep/__pycache__/x.pyc", "bytecode");
+  JarInputs inputs = Inputs();
+  inputs.site_packages_dir = site;
+  const JarContents c = MakeJarContents(Load(), inputs);
+  const auto names = Names(c.entries);
+  EXPECT_NE(std::find(names.begin(), names.end(), "resources/_sparse/site/tinydep/__init__.py"),
+            names.end());
+  int launchers = 0;
+  for (const auto& e : c.entries) {
+    if (e.name.rfind("resources/_sparse/site/", 0) == 0) {
+      EXPECT_EQ(e.name.find("__pycache__"), std::string::npos) << e.name;
+    }
+    if (e.name.rfind("resources/_sparse/launch/", 0) == 0) {
+      ++launchers;
+      EXPECT_NE(e.data.find("PYTHONPATH=\"$PWD/_sparse/python:$PWD/_sparse/site${PYTHONPATH:+"),
+                std::string::npos)
+          << e.data;
+    }
+  }
+  EXPECT_EQ(launchers, 7);
+  // Without requirements, the launchers do not mention the folder.
+  for (const auto& e : MakeJarContents(Load(), Inputs()).entries) {
+    EXPECT_EQ(e.data.find("_sparse/site"), std::string::npos) << e.name;
+  }
+  inputs.site_packages_dir = dir_.path() / "missing";
+  EXPECT_THROW(MakeJarContents(Load(), inputs), JarError);
 }
 
 TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
@@ -151,7 +184,7 @@ TEST_F(JarTest, ReservedSparseFolderIsRefused) {
 
 TEST_F(JarTest, MissingAdapterIsAClearError) {
   try {
-    MakeJarContents(Load(), {dir_.path() / "nowhere", {}});
+    MakeJarContents(Load(), {dir_.path() / "nowhere", {}, {}});
     FAIL() << "expected a JarError";
   } catch (const JarError& e) {
     EXPECT_NE(std::string(e.what()).find("Python adapter"), std::string::npos) << e.what();

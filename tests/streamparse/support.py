@@ -1,5 +1,6 @@
 """Shared by the streamparse tests: the sparse binary, and project folders to run it in."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,17 @@ def sparse(args, cwd, env=None, timeout=120):
     """Runs `sparse ARGS` in `cwd`; returns the CompletedProcess (text)."""
     return subprocess.run([sparse_binary()] + list(args), cwd=cwd, env=env, timeout=timeout,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+
+
+def run_with_stats(args, cwd, env=None):
+    """`sparse run ARGS --no-ui --stats-json FILE` in `cwd`: the CompletedProcess, and the final
+    statistics by component id ({} when the run wrote none)."""
+    stats = os.path.join(cwd, "stats.json")
+    result = sparse(["run"] + list(args) + ["--no-ui", "--stats-json", stats], cwd=cwd, env=env)
+    if not os.path.exists(stats):
+        return result, {}
+    with open(stats) as f:
+        return result, {c["id"]: c for c in json.load(f)["components"]}
 
 
 class ProjectDir:

@@ -1,23 +1,18 @@
 """streamparse's first API (module-level storm.emit/storm.log on the running component, as
 Storm's storm.py has them) runs with sparse's stand-in."""
 
-import json
-import os
 import re
 import unittest
 
-from support import ProjectDir, sparse
+from support import ProjectDir, run_with_stats
 
 
 class FirstApiTest(unittest.TestCase):
     def test_module_level_emit_and_log(self):
         with ProjectDir("first_api") as project:
-            stats = os.path.join(project.path, "stats.json")
-            result = sparse(["run", "topology.yaml", "-t", "60", "--stop-when-idle", "2",
-                             "--no-ui", "--stats-json", stats], cwd=project.path)
+            result, by_id = run_with_stats(["topology.yaml", "-t", "60", "--stop-when-idle", "2"],
+                                           project.path)
             self.assertEqual(result.returncode, 0, result.stderr)
-            with open(stats) as f:
-                by_id = {c["id"]: c for c in json.load(f)["components"]}
             self.assertEqual(by_id["word-spout"]["emitted"], 90)
             self.assertEqual(by_id["word-spout"]["acked"], 90)  # emit(id=...): reliable
             self.assertEqual(by_id["count-bolt"]["executed"], 90)

@@ -1,4 +1,5 @@
-"""Reads a streamparse topology (``topologies/NAME.py``) and prints it as JSON for sparse.
+"""Reads a streamparse topology (``topologies/NAME.py``, or a streamparse 2 ``NAME.clj`` through
+streamparse_clj.py) and prints it as JSON for sparse.
 
     python3 -m sparse_multilang.streamparse_topology FILE [--env ENV] [--serializer NAME]
 
@@ -174,7 +175,12 @@ def main(argv=None):
     parser.add_argument("--env")
     parser.add_argument("--serializer")
     args = parser.parse_args(argv)
-    result = evaluate(args.file, args.env, args.serializer)
+    if args.file.endswith(".clj"):
+        # streamparse 2's Clojure topologies: read, not run (streamparse_clj.py).
+        from sparse_multilang import streamparse_clj
+        result = streamparse_clj.evaluate(args.file, args.env, args.serializer)
+    else:
+        result = evaluate(args.file, args.env, args.serializer)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0

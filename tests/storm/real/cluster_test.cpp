@@ -1,6 +1,6 @@
-// `sparse submit`, `list`, `deactivate`, `activate`, `rebalance` and `kill` against a real Apache
-// Storm cluster (cluster.hpp): each topology really runs in Storm's worker JVM, whose
-// ShellSpout/ShellBolt start sparse's launchers from the jar's resources/, and its output is
+// `sparse submit`, `list`, `worker_uptime`, `slot_usage`, `deactivate`, `activate`, `rebalance`
+// and `kill` against a real Apache Storm cluster (cluster.hpp): each topology really runs in
+// Storm's worker JVM, whose ShellSpout/ShellBolt start sparse's launchers from the jar's resources/, and its output is
 // checked: the quickstarts' count bolts log their totals through multilang `log` (they land in
 // the worker's log), the counts fixture's bolts write files. The counts fixture in Flux form also
 // runs under `sparse run` and under Storm's own Flux, with the same counts. A direct-grouping
@@ -179,6 +179,26 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
   const RunResult table = Sparse({"list"}, project);
   EXPECT_TRUE(std::regex_search(table.out, std::regex("py-wordcount +ACTIVE +1 +4 +4 ")))
       << table.out;
+
+  // streamparse's worker_uptime and slot_usage, from Nimbus's getTopologyInfo: one worker runs
+  // the spout and the count tasks, and holds one slot of a supervisor.
+  const RunResult uptime = Sparse({"worker_uptime", "-n", "py-wordcount", "--json"}, project);
+  ASSERT_EQ(uptime.exit_code, 0) << Show(uptime);
+  const auto workers = nlohmann::json::parse(uptime.out, nullptr, false);
+  ASSERT_TRUE(workers.is_array() && workers.size() == 1) << Show(uptime);
+  const auto components = workers[0]["components"].get<std::vector<std::string>>();
+  for (const char* c : {"count", "words"}) {
+    EXPECT_NE(std::find(components.begin(), components.end(), c), components.end()) << c;
+  }
+  EXPECT_GT(workers[0]["port"].get<int>(), 0);
+  const RunResult slots = Sparse({"slot_usage", "--json"}, project);
+  ASSERT_EQ(slots.exit_code, 0) << Show(slots);
+  int held = 0;
+  for (const auto& host : nlohmann::json::parse(slots.out)) {
+    EXPECT_GE(host["slots"].get<int>(), host["used"].get<int>()) << host;
+    held += host["topologies"].value("py-wordcount", 0);
+  }
+  EXPECT_EQ(held, 1) << slots.out;
 
   DeactivateThenActivate("py-wordcount", id, project);
 
