@@ -1,5 +1,5 @@
 // `sparse stats`: the numbers of a running topology, fetched from its web view and printed with
-// the same table (and the same JSON) as the end of `sparse run`.
+// the same table as the end of `sparse run`, or as JSON in the web API's key names.
 #include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -99,7 +99,7 @@ int Stats(const StatsArgs& args) {
   }
   const std::string name = topology.at("name").get<std::string>();
   if (args.json) {
-    std::cout << SnapshotJson(snapshot, name) << "\n";
+    std::cout << web::SnapshotJson(snapshot, name).dump(2) << "\n";
     return exit_code::kOk;
   }
   std::cerr << "topology " << name << ": " << snapshot.state << ", up "
@@ -124,7 +124,8 @@ Examples:
   sparse stats --window 600       the last 10 minutes
   sparse stats --url http://127.0.0.1:8080/)");
   cmd->add_option("-c,--component", args->component, "Only this component");
-  cmd->add_flag("--json", args->json, "Print JSON (the shape of `sparse run --stats-json`)");
+  cmd->add_flag("--json", args->json,
+                "Print JSON, in the key names of the web view's API (/api/v1/topology/<id>)");
   cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");
   cmd->add_option("--window", args->window,
                   "Seconds up to now (1-600), or :all-time (default: :all-time)");
