@@ -3,7 +3,8 @@
 // parser (percent-decoding, path segments, query). The first input byte says whether the server
 // is bound to a loopback address.
 //
-// Properties: the handler only sees GET and HEAD requests; bound to loopback, a request naming
+// Properties: the handler only sees GET, HEAD and POST requests, POST only from a loopback peer
+// naming a loopback host (the fuzzer varies the peer); bound to loopback, a request naming
 // another Host is refused before the handler; what the handler gets is the target as parsed by
 // ParseTarget, whose decoding never grows the text and leaves text without escapes as it is.
 #include <string>
@@ -40,6 +41,7 @@ void CheckTarget(std::string_view target) {
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
   if (size == 0) return 0;
   const bool loopback = data[0] & 1;
+  const bool peer_loopback = data[0] & 2;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   CheckTarget(bytes);
 
@@ -50,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     out.body = r.path;
     return out;
   };
-  const auto answer = sparse::web::AnswerRequestBytes(bytes, loopback, handler);
+  const auto answer = sparse::web::AnswerRequestBytes(bytes, loopback, handler, peer_loopback);
   if (!answer) {
     FUZZ_CHECK(!handled, "the handler ran for a request that was dropped");
     return 0;
@@ -58,10 +60,11 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   FUZZ_CHECK(answer->status >= 200 && answer->status < 600, "an impossible status");
   const std::string_view method = bytes.substr(0, bytes.find(' '));
   if (handled) {
-    FUZZ_CHECK(method == "GET" || method == "HEAD", "the handler saw a method other than GET/HEAD");
+    FUZZ_CHECK(method == "GET" || method == "HEAD" || method == "POST",
+               "the handler saw a method other than GET/HEAD/POST");
+    FUZZ_CHECK(method != "POST" || peer_loopback, "the handler saw a POST from another machine");
   } else {
-    FUZZ_CHECK(answer->status == 405 || (loopback && answer->status == 403),
-               "a request refused for no reason");
+    FUZZ_CHECK(answer->status == 405 || answer->status == 403, "a request refused for no reason");
   }
   return 0;
 }

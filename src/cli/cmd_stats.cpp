@@ -1,5 +1,5 @@
 // `sparse stats`: the numbers of a running topology, fetched from its web view and printed with
-// the same table (and the same JSON) as the end of `sparse run`.
+// the same table as the end of `sparse run`, or as JSON in the web API's key names.
 #include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -114,7 +114,7 @@ int Stats(const StatsArgs& args) {
     }
   }
   if (args.json) {
-    std::cout << SnapshotJson(snapshot, name) << "\n";
+    std::cout << web::SnapshotJson(snapshot, name).dump(2) << "\n";
     return exit_code::kOk;
   }
   std::cerr << "topology " << name << ": " << snapshot.state << ", up "
@@ -163,7 +163,8 @@ Examples:
                   "The topology (streamparse's flag): checked against the one running here");
   cmd->add_option("-c,--component", args->component, "Only this component");
   cmd->add_flag("--all", args->all, "Every component, even with -c (streamparse's flag)");
-  cmd->add_flag("--json", args->json, "Print JSON (the shape of `sparse run --stats-json`)");
+  cmd->add_flag("--json", args->json,
+                "Print JSON, in the key names of the web view's API (/api/v1/topology/<id>)");
   AddClusterTargetOptions(cmd, args->cluster);
   cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");
   cmd->add_option("--window", args->window,

@@ -147,12 +147,22 @@ std::unique_ptr<RunObservability::Live> RunObservability::Start(runtime::LocalCl
     info.started_ms = state.started_ms;
     info.graph = web::MakeGraph(topology);
     info.configuration = plan.topology_config;
-    live->ui_ = std::make_unique<web::WebUi>(cluster.io(), std::move(info), args.bind, args.port);
+    // The page's deactivate/activate/kill buttons, for this machine only (the server takes
+    // POST from loopback peers only) and only with the token the page embeds.
+    web::RunControls controls;
+    controls.token = web::NewControlToken();
+    controls.set_active = [&cluster](bool active) { cluster.SetActive(active); };
+    controls.kill = [&cluster](std::chrono::milliseconds wait) {
+      cluster.Kill(wait, "killed from the web view");
+    };
+    const std::string token = controls.token;
+    live->ui_ = std::make_unique<web::WebUi>(cluster.io(), std::move(info), args.bind, args.port,
+                                             std::move(controls));
     fanout_.Add(live->ui_.get());
     live->url_ = live->ui_->Url();
     state.url = live->url_;
     state.port = live->ui_->port();
-    std::cerr << "web view: " << live->url_ << "\n";
+    std::cerr << "web view: " << live->url_ << " (control token " << token << ")\n";
     boost::system::error_code ec;
     const auto addr = boost::asio::ip::make_address(args.bind, ec);
     if (!ec && !addr.is_loopback()) {

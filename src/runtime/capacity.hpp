@@ -26,11 +26,14 @@ class CapacityMeter {
   void Sample(const std::function<std::optional<double>(int task)>& busy_ms, Clock::time_point now);
   // The component's capacity over the last interval, at most 1.
   double Of(int component) const;
+  // One task's share of the last interval spent executing, at most 1.
+  double OfTask(int task) const;
 
  private:
   std::vector<int> component_of_;
-  std::vector<double> last_busy_ms_;  // by task
-  std::vector<double> capacity_;      // by component
+  std::vector<double> last_busy_ms_;   // by task
+  std::vector<double> task_capacity_;  // by task
+  std::vector<double> capacity_;       // by component
   Clock::time_point last_at_{};
 };
 

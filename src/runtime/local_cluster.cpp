@@ -51,6 +51,7 @@ LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObse
       status_timer_(io_),
       deadline_timer_(io_),
       stop_timer_(io_),
+      kill_timer_(io_),
       signals_(io_),
       restarts_(plan.num_tasks()),
       backpressure_(Backpressure::UpstreamSpouts(plan), plan.task_component, WatermarksOf(plan)),
@@ -170,7 +171,9 @@ void LocalCluster::TaskReady(int task) {
       all_started_once_ = true;
       last_activity_ = Clock::now();
       if (observer_) observer_->OnRunning();
-      for (int t = 1; t <= plan_.num_tasks(); ++t) tasks_[t]->Activate();
+      if (active_) {
+        for (int t = 1; t <= plan_.num_tasks(); ++t) tasks_[t]->Activate();
+      }
       if (options_.run_for) {
         deadline_timer_.expires_after(*options_.run_for);
         deadline_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -181,7 +184,29 @@ void LocalCluster::TaskReady(int task) {
     return;
   }
   // A restarted task picks up where its predecessor was.
-  if (state_ == State::kRunning) tasks_[task]->Activate();
+  if (state_ == State::kRunning && active_) tasks_[task]->Activate();
+}
+
+void LocalCluster::SetActive(bool active) {
+  if (active_ == active) return;
+  active_ = active;
+  logs_.Write("__system", 0, "INFO", active ? "activated" : "deactivated");
+  if (state_ != State::kRunning) return;
+  for (int t = 1; t <= plan_.num_tasks(); ++t) {
+    if (active) {
+      tasks_[t]->Activate();
+    } else {
+      tasks_[t]->Deactivate();
+    }
+  }
+}
+
+void LocalCluster::Kill(std::chrono::milliseconds wait, const std::string& reason) {
+  SetActive(false);
+  kill_timer_.expires_after(wait);
+  kill_timer_.async_wait([this, reason](const boost::system::error_code& ec) {
+    if (!ec) BeginStop(reason);
+  });
 }
 
 void LocalCluster::TaskFailed(FailureReport report) {
@@ -412,6 +437,7 @@ void LocalCluster::Finish(RunStatus status) {
   status_timer_.cancel();
   deadline_timer_.cancel();
   stop_timer_.cancel();
+  kill_timer_.cancel();
   boost::system::error_code ignored;
   signals_.cancel(ignored);
   io_.stop();
@@ -442,6 +468,7 @@ ClusterSnapshot LocalCluster::Snapshot() {
   s.tasks_total = plan_.num_tasks();
   s.tasks_ready = 0;
   s.backpressure = backpressure_.AnyHot();
+  s.active = active_;
   for (std::size_t t = 1; t < tasks_.size(); ++t) {
     if (tasks_[t] && tasks_[t]->Ready()) s.tasks_ready++;
   }
@@ -458,7 +485,19 @@ ClusterSnapshot LocalCluster::Snapshot() {
     cs.spout = c.def->is_spout();
     cs.tasks = static_cast<int>(c.tasks.size());
     for (int t : c.tasks) {
-      if (t < static_cast<int>(tasks_.size()) && tasks_[t]) cs.totals.Merge(tasks_[t]->stats());
+      if (t >= static_cast<int>(tasks_.size()) || !tasks_[t]) continue;
+      const Task& task = *tasks_[t];
+      cs.totals.Merge(task.stats());
+      cs.per_task.push_back(
+          TaskRow{t, task.stats(), capacity_.OfTask(t), task.Ready(), task.pid()});
+    }
+    for (std::size_t si = 0; si < c.streams.size(); ++si) {
+      StreamStats ss{c.streams[si].id, 0, 0};
+      for (int t : c.tasks) {
+        ss.emitted += router_.Count(t, si).emitted;
+        ss.transferred += router_.Count(t, si).transferred;
+      }
+      cs.per_stream.push_back(std::move(ss));
     }
     cs.last_error = last_error_[ci];
     if (!cs.last_error.empty()) {

@@ -49,6 +49,8 @@ struct ClusterSnapshot {
   int tasks_ready = 0;
   int tasks_total = 0;
   bool backpressure = false;
+  // False while deactivated (Storm's INACTIVE): the spouts are not asked for tuples.
+  bool active = true;
 };
 
 class ClusterObserver {
@@ -89,6 +91,15 @@ class LocalCluster final : public TaskHost {
   RunStatus Run();
   // Asks for a graceful stop (from the loop's thread or a posted handler).
   void RequestStop(const std::string& reason);
+  // Storm's deactivate and activate, on the loop's thread: a deactivated topology's spouts are
+  // sent `deactivate` and no more `next` (built-in spouts stop being called); trees in flight
+  // still complete. Activating sends `activate` and resumes. Tasks restarted meanwhile follow
+  // the current setting. Before the topology runs it only sets what happens when it does.
+  void SetActive(bool active);
+  bool active() const { return active_; }
+  // Storm's kill with a wait: deactivates now, and after `wait` stops the run as Ctrl-C does
+  // (drain, then stop). On the loop's thread.
+  void Kill(std::chrono::milliseconds wait, const std::string& reason);
   ClusterSnapshot Snapshot();
   boost::asio::io_context& io() override { return io_; }
 
@@ -145,11 +156,13 @@ class LocalCluster final : public TaskHost {
   boost::asio::steady_timer status_timer_;
   boost::asio::steady_timer deadline_timer_;
   boost::asio::steady_timer stop_timer_;
+  boost::asio::steady_timer kill_timer_;
   boost::asio::signal_set signals_;
   State state_ = State::kStarting;
   RunStatus status_ = RunStatus::kOk;
   int ready_ = 0;
   bool all_started_once_ = false;
+  bool active_ = true;
   int signals_seen_ = 0;
   Clock::time_point started_at_;
   Clock::time_point last_activity_;

@@ -48,11 +48,29 @@ struct TaskStats {
   void Merge(const TaskStats& o);
 };
 
+// What one task shows on its own (Storm UI's executor rows).
+struct TaskRow {
+  int task = 0;
+  TaskStats stats;
+  double capacity = 0;  // bolts: busy fraction over the last status interval
+  bool ready = false;
+  int pid = -1;  // of its process; -1 for built-in components
+};
+
+// Emits on one output stream of a component, all its tasks together (Storm UI's output stats).
+struct StreamStats {
+  std::string stream;
+  std::uint64_t emitted = 0;
+  std::uint64_t transferred = 0;
+};
+
 struct ComponentStats {
   std::string id;
   bool spout = false;
   int tasks = 0;
   TaskStats totals;
+  std::vector<TaskRow> per_task;        // by task id
+  std::vector<StreamStats> per_stream;  // in the order the component declares its streams
   std::string last_error;
   double last_error_age_secs = -1;
   double capacity = 0;  // bolts: busy fraction of the busiest task over the last interval

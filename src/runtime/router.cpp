@@ -4,10 +4,12 @@ namespace sparse::runtime {
 
 Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
   routes_.resize(plan.num_tasks() + 1);
+  counts_.resize(plan.num_tasks() + 1);
   for (int task = 1; task <= plan.num_tasks(); ++task) {
     const auto& c = plan.components[plan.task_component[task]];
     auto& per_stream = routes_[task];
     per_stream.resize(c.streams.size());
+    counts_[task].resize(c.streams.size());
     for (std::size_t s = 0; s < c.streams.size(); ++s) {
       for (const auto& sub : c.subscribers[s]) {
         const auto& tasks = plan.components[sub.target_component].tasks;
@@ -30,6 +32,7 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
            "]";
   }
   const auto& outs = routes_[source_task][tuple.stream];
+  auto& count = counts_[source_task][tuple.stream];
   if (direct_task) {
     if (!stream.direct) {
       return "direct emit (task " + std::to_string(*direct_task) + ") to stream `" + stream.id +
@@ -43,6 +46,8 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
     for (const auto& out : outs) {
       if (out.sub->target_component == target_component) {
         targets.push_back(static_cast<int>(t));
+        count.emitted++;
+        count.transferred++;
         return std::nullopt;
       }
     }
@@ -53,7 +58,10 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
   if (stream.direct) {
     return "emit without a task to direct stream `" + stream.id + "`";
   }
+  const std::size_t before = targets.size();
   for (const auto& out : outs) out.grouping->Choose(tuple, targets);
+  count.emitted++;
+  count.transferred += targets.size() - before;
   return std::nullopt;
 }
 

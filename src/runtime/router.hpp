@@ -23,6 +23,14 @@ class Router {
                                    std::optional<std::int64_t> direct_task,
                                    std::vector<int>& targets);
 
+  // Emits routed so far from one task on one stream (by the stream's index in its component),
+  // and the deliveries they made.
+  struct StreamCount {
+    std::uint64_t emitted = 0;
+    std::uint64_t transferred = 0;
+  };
+  const StreamCount& Count(int task, std::size_t stream) const { return counts_[task][stream]; }
+
  private:
   struct Out {
     const Subscription* sub;
@@ -31,6 +39,7 @@ class Router {
   const Plan& plan_;
   // routes_[task][stream] = one Out per subscriber.
   std::vector<std::vector<std::vector<Out>>> routes_;
+  std::vector<std::vector<StreamCount>> counts_;  // counts_[task][stream]
 };
 
 }  // namespace sparse::runtime

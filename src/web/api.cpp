@@ -20,6 +20,29 @@ json ErrorJson(const ErrorEntry& e, std::int64_t now_ms) {
           {"errorLapsedSecs", std::max<std::int64_t>(0, (now_ms - e.time_ms) / 1000)}};
 }
 
+json ErrorGroupJson(const ErrorGroup& g, std::int64_t now_ms) {
+  return {{"component", g.component},
+          {"firstLine", g.first_line},
+          {"error", g.last_text},
+          {"count", g.count},
+          {"tasks", g.tasks},
+          {"firstTime", g.first_ms},
+          {"lastTime", g.last_ms},
+          {"errorLapsedSecs", std::max<std::int64_t>(0, (now_ms - g.last_ms) / 1000)}};
+}
+
+// Most recently seen first, at most `limit`, optionally of one component.
+json ErrorGroupsJson(const ErrorLog& errors, std::int64_t now_ms, std::size_t limit,
+                     const std::string* component = nullptr) {
+  json out = json::array();
+  for (const auto& g : errors.groups().groups()) {
+    if (out.size() >= limit) break;
+    if (component && g.component != *component) continue;
+    out.push_back(ErrorGroupJson(g, now_ms));
+  }
+  return out;
+}
+
 // Newest first, at most `limit`, optionally of one component.
 json ErrorsJson(const ErrorLog& errors, std::int64_t now_ms, std::size_t limit,
                 const std::string* component = nullptr) {
@@ -113,46 +136,81 @@ std::int64_t NowMs() {
 }
 
 void ErrorLog::Add(ErrorEntry entry) {
+  groups_.Add(entry.component, entry.task, entry.error, entry.time_ms);
   entries_.push_back(std::move(entry));
   while (entries_.size() > capacity_) entries_.pop_front();
 }
 
-std::string StormStatus(const std::string& state) {
-  if (state == "running") return "ACTIVE";
+std::string StormStatus(const std::string& state, bool active) {
+  if (state == "running") return active ? "ACTIVE" : "INACTIVE";
   if (state == "starting") return "INACTIVE";
   return "KILLED";
 }
 
+namespace {
+
+// The numbers of one task or a whole component, in the API's key names.
+json TaskStatsJson(const runtime::TaskStats& t) {
+  return {{"emitted", t.emitted},
+          {"transferred", t.transferred},
+          {"executed", t.executed},
+          {"acked", t.acked},
+          {"failed", t.failed},
+          {"timedOut", t.timed_out},
+          {"completeLatency", t.complete_latency.Average()},
+          {"processLatency", t.process_latency.Average()},
+          {"executeLatency", t.execute_latency.Average()},
+          {"errors", t.errors},
+          {"restarts", t.restarts},
+          {"dropped", t.dropped},
+          {"expiredInputs", t.expired_inputs},
+          {"abandoned", t.abandoned},
+          {"logs", t.logs},
+          {"metricsReceived", t.metrics_received},
+          {"queueDepth", t.queue_depth},
+          {"pending", t.pending},
+          {"backpressureMs", t.backpressure_ms},
+          {"gauges", t.gauges}};
+}
+
+// Storm UI's executorStats: one row per task (sparse runs an executor per task).
+json ExecutorStatsJson(const runtime::ComponentStats& c) {
+  json rows = json::array();
+  for (const auto& r : c.per_task) {
+    json j = TaskStatsJson(r.stats);
+    const std::string range = "[" + std::to_string(r.task) + "-" + std::to_string(r.task) + "]";
+    j["id"] = range;
+    j["encodedId"] = range;
+    j["task"] = r.task;
+    j["capacity"] = r.capacity;
+    j["ready"] = r.ready;
+    j["pid"] = r.pid;
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
+// Storm UI's outputStats: emits per declared stream, all tasks together.
+json OutputStatsJson(const runtime::ComponentStats& c) {
+  json rows = json::array();
+  for (const auto& s : c.per_stream) {
+    rows.push_back({{"stream", s.stream}, {"emitted", s.emitted}, {"transferred", s.transferred}});
+  }
+  return rows;
+}
+
+}  // namespace
+
 json ComponentStatsJson(const runtime::ComponentStats& c) {
-  const auto& t = c.totals;
-  json j{{"id", c.id},
-         {"type", c.spout ? "spout" : "bolt"},
-         {c.spout ? "spoutId" : "boltId", c.id},
-         {c.spout ? "encodedSpoutId" : "encodedBoltId", c.id},
-         {"tasks", c.tasks},
-         {"executors", c.tasks},
-         {"emitted", t.emitted},
-         {"transferred", t.transferred},
-         {"executed", t.executed},
-         {"acked", t.acked},
-         {"failed", t.failed},
-         {"timedOut", t.timed_out},
-         {"completeLatency", t.complete_latency.Average()},
-         {"processLatency", t.process_latency.Average()},
-         {"executeLatency", t.execute_latency.Average()},
-         {"capacity", c.capacity},
-         {"errors", t.errors},
-         {"restarts", t.restarts},
-         {"dropped", t.dropped},
-         {"expiredInputs", t.expired_inputs},
-         {"abandoned", t.abandoned},
-         {"logs", t.logs},
-         {"metricsReceived", t.metrics_received},
-         {"queueDepth", t.queue_depth},
-         {"pending", t.pending},
-         {"backpressureMs", t.backpressure_ms},
-         {"lastError", c.last_error},
-         {"gauges", t.gauges}};
+  json j = TaskStatsJson(c.totals);
+  j.update(json{{"id", c.id},
+                {"type", c.spout ? "spout" : "bolt"},
+                {c.spout ? "spoutId" : "boltId", c.id},
+                {c.spout ? "encodedSpoutId" : "encodedBoltId", c.id},
+                {"tasks", c.tasks},
+                {"executors", c.tasks},
+                {"capacity", c.capacity},
+                {"lastError", c.last_error}});
   if (c.last_error_age_secs >= 0) {
     // Storm UI gives whole seconds.
     j["errorLapsedSecs"] = static_cast<std::int64_t>(c.last_error_age_secs);
@@ -223,8 +281,9 @@ json TopologySummaryJson(const TopologyInfo& info, const runtime::ClusterSnapsho
   json t{{"id", info.id},
          {"encodedId", info.id},
          {"name", info.name},
-         {"status", StormStatus(latest.state)},
+         {"status", StormStatus(latest.state, latest.active)},
          {"state", latest.state},
+         {"active", latest.active},
          {"uptime", Pretty(latest.uptime_secs)},
          {"uptimeSeconds", static_cast<std::int64_t>(latest.uptime_secs)},
          {"uptimeSecs", latest.uptime_secs},
@@ -264,6 +323,7 @@ json TopologyJson(const TopologyInfo& info, const SnapshotHistory& history, cons
   j["bolts"] = std::move(bolts);
   j["throughput"] = ThroughputJson(h.Stats(Window{kThroughputSecs}));
   j["recentErrors"] = ErrorsJson(errors, now_ms, 20);
+  j["errorGroups"] = ErrorGroupsJson(errors, now_ms, 50);
   j["configuration"] = info.configuration;
   return j;
 }
@@ -293,6 +353,12 @@ std::optional<json> ComponentJson(const TopologyInfo& info, const SnapshotHistor
     windows.push_back(std::move(s));
   }
   auto [stats, covered] = stats_of(window);
+  json executors = json::array(), output_stats = json::array();
+  for (const auto& c : h.Stats(window).stats.components) {
+    if (c.id != component) continue;
+    executors = ExecutorStatsJson(c);
+    output_stats = OutputStatsJson(c);
+  }
 
   json inputs = json::array();
   json outputs = json::array();
@@ -318,7 +384,7 @@ std::optional<json> ComponentJson(const TopologyInfo& info, const SnapshotHistor
          {"tasks", node->parallelism},
          {"executors", node->parallelism},
          {"runs", node->runs},
-         {"topologyStatus", StormStatus(latest.state)},
+         {"topologyStatus", StormStatus(latest.state, latest.active)},
          {"state", latest.state},
          {"window", window.Name()},
          {"windowHint", window.Pretty()},
@@ -327,7 +393,10 @@ std::optional<json> ComponentJson(const TopologyInfo& info, const SnapshotHistor
          {node->spout ? "spoutSummary" : "boltStats", std::move(windows)},
          {"inputs", std::move(inputs)},
          {"outputs", std::move(outputs)},
+         {"executorStats", std::move(executors)},
+         {"outputStats", std::move(output_stats)},
          {"componentErrors", ErrorsJson(errors, now_ms, 100, &component)},
+         {"componentErrorGroups", ErrorGroupsJson(errors, now_ms, 100, &component)},
          {"logFile", info.log_dir.empty() ? "" : info.log_dir + "/" + component + ".log"}};
   return j;
 }
@@ -340,12 +409,76 @@ runtime::ClusterSnapshot SnapshotFromTopologyJson(const json& topology) {
   s.tasks_ready = topology.at("tasksReady").get<int>();
   s.pending_trees = topology.at("pendingTrees").get<std::size_t>();
   s.backpressure = topology.at("backpressure").get<bool>();
+  s.active = topology.value("active", true);
   for (const char* list : {"spouts", "bolts"}) {
     for (const auto& c : topology.at(list)) s.components.push_back(ComponentStatsFromJson(c));
   }
   std::sort(s.components.begin(), s.components.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   return s;
+}
+
+json SnapshotJson(const runtime::ClusterSnapshot& s, const std::string& topology) {
+  json components = json::array();
+  for (const auto& c : s.components) components.push_back(ComponentStatsJson(c));
+  return {{"topology", topology},
+          {"state", s.state},
+          {"status", StormStatus(s.state, s.active)},
+          {"active", s.active},
+          {"uptimeSecs", s.uptime_secs},
+          {"pendingTrees", s.pending_trees},
+          {"tasksReady", s.tasks_ready},
+          {"tasksTotal", s.tasks_total},
+          {"backpressure", s.backpressure},
+          {"components", std::move(components)}};
+}
+
+json HistoryJson(const TopologyInfo& info, const SnapshotHistory& history, std::size_t max_points) {
+  json points = json::array();
+  const auto& all = history.entries();
+  if (all.size() < 2 || max_points == 0) return {{"points", std::move(points)}};
+  // Every `stride`-th pair of neighbours, ending at the newest.
+  const std::size_t pairs = all.size() - 1;
+  const std::size_t stride = (pairs + max_points - 1) / max_points;
+  std::vector<std::size_t> ends;
+  for (std::size_t i = all.size() - 1; i >= stride; i -= stride) ends.push_back(i);
+  for (auto it = ends.rbegin(); it != ends.rend(); ++it) {
+    const auto& older = all[*it - stride];
+    const auto& newer = all[*it];
+    const double secs = newer.uptime_secs - older.uptime_secs;
+    if (secs <= 0) continue;
+    double emitted = 0, acked = 0, executed = 0;
+    runtime::LatencyStat complete;
+    json capacity = json::object();
+    // Only the totals: a whole WindowDelta (every task's row) per point is more than needed.
+    for (std::size_t ci = 0; ci < newer.components.size(); ++ci) {
+      const auto& c = newer.components[ci];
+      const runtime::ComponentStats* o =
+          ci < older.components.size() && older.components[ci].id == c.id ? &older.components[ci]
+                                                                          : nullptr;
+      for (std::size_t k = 0; !o && k < older.components.size(); ++k) {
+        if (older.components[k].id == c.id) o = &older.components[k];
+      }
+      const runtime::TaskStats d = o ? TaskStatsDelta(o->totals, c.totals) : c.totals;
+      emitted += static_cast<double>(d.emitted);
+      if (c.spout) {
+        acked += static_cast<double>(d.acked);
+        complete.Merge(d.complete_latency);
+      } else {
+        executed += static_cast<double>(d.executed);
+        capacity[c.id] = c.capacity;
+      }
+    }
+    points.push_back(
+        {{"uptimeSecs", newer.uptime_secs},
+         {"time", info.started_ms + static_cast<std::int64_t>(newer.uptime_secs * 1000)},
+         {"emittedPerSec", emitted / secs},
+         {"ackedPerSec", acked / secs},
+         {"executedPerSec", executed / secs},
+         {"completeLatency", complete.Average()},
+         {"capacity", std::move(capacity)}});
+  }
+  return {{"points", std::move(points)}};
 }
 
 }  // namespace sparse::web

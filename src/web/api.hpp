@@ -16,6 +16,7 @@
 #include <string>
 
 #include "runtime/local_cluster.hpp"
+#include "web/error_groups.hpp"
 #include "web/graph.hpp"
 #include "web/history.hpp"
 
@@ -39,27 +40,34 @@ struct ErrorEntry {
   std::int64_t time_ms = 0;  // wall clock, ms since the epoch
 };
 
-// The most recent errors of the run (component `error` commands and task failures), oldest
-// first, bounded.
+// The errors of the run (component `error` commands and task failures): the most recent ones,
+// oldest first, bounded; and all of them grouped (error_groups.hpp).
 class ErrorLog {
  public:
   explicit ErrorLog(std::size_t capacity = 100) : capacity_(capacity) {}
   void Add(ErrorEntry entry);
   const std::deque<ErrorEntry>& entries() const { return entries_; }
+  const ErrorGroups& groups() const { return groups_; }
 
  private:
   std::size_t capacity_;
   std::deque<ErrorEntry> entries_;
+  ErrorGroups groups_;
 };
 
-// Storm UI's topology status for a sparse state: running -> ACTIVE, starting -> INACTIVE,
-// draining/stopping/stopped -> KILLED (Storm's name for a topology being shut down).
-std::string StormStatus(const std::string& state);
+// Storm UI's topology status for a sparse state: running -> ACTIVE (INACTIVE when deactivated),
+// starting -> INACTIVE, draining/stopping/stopped -> KILLED (Storm's name for a topology being
+// shut down).
+std::string StormStatus(const std::string& state, bool active = true);
 
 // One component's stats (already windowed) as a flat object. Every component gets every field;
 // Storm's lists only show the ones that apply (spouts: completeLatency; bolts: executed,
 // processLatency, executeLatency, capacity).
 nlohmann::json ComponentStatsJson(const runtime::ComponentStats& c);
+// The whole snapshot in the same key names, as `sparse stats --json` prints it:
+// {topology, state, status, active, uptimeSecs, pendingTrees, tasksReady, tasksTotal,
+//  backpressure, components: [ComponentStatsJson...]}.
+nlohmann::json SnapshotJson(const runtime::ClusterSnapshot& s, const std::string& topology);
 // The inverse, for clients (`sparse stats`); latencies come back as their averages.
 runtime::ComponentStats ComponentStatsFromJson(const nlohmann::json& j);
 
@@ -81,6 +89,12 @@ std::optional<nlohmann::json> ComponentJson(const TopologyInfo& info,
                                             const SnapshotHistory& history, const Window& window,
                                             const ErrorLog& errors, std::int64_t now_ms,
                                             const std::string& component);
+
+// GET /api/v1/topology/<id>/history: the series the charts draw, one point per status report
+// kept (at most `max_points`, evenly thinned): {points: [{uptimeSecs, time, emittedPerSec,
+// ackedPerSec, executedPerSec, completeLatency, capacity: {bolt: fraction}}]}.
+nlohmann::json HistoryJson(const TopologyInfo& info, const SnapshotHistory& history,
+                           std::size_t max_points = 300);
 
 // Rebuilds the snapshot a TopologyJson document was made from (its `spouts` and `bolts`, in
 // the window it was asked for). Throws nlohmann::json::exception on a document of another shape.

@@ -55,15 +55,31 @@ std::string Pretty(double secs) {
 
 }  // namespace
 
+runtime::TaskStats TaskStatsDelta(const runtime::TaskStats& older,
+                                  const runtime::TaskStats& newer) {
+  return Minus(newer, older);
+}
+
 runtime::ClusterSnapshot WindowDelta(const runtime::ClusterSnapshot& older,
                                      const runtime::ClusterSnapshot& newer) {
   runtime::ClusterSnapshot d = newer;
   for (auto& c : d.components) {
     for (const auto& o : older.components) {
-      if (o.id == c.id) {
-        c.totals = Minus(c.totals, o.totals);
-        break;
+      if (o.id != c.id) continue;
+      c.totals = Minus(c.totals, o.totals);
+      for (auto& row : c.per_task) {
+        for (const auto& old : o.per_task) {
+          if (old.task == row.task) row.stats = Minus(row.stats, old.stats);
+        }
       }
+      for (auto& stream : c.per_stream) {
+        for (const auto& old : o.per_stream) {
+          if (old.stream != stream.stream) continue;
+          stream.emitted = Minus(stream.emitted, old.emitted);
+          stream.transferred = Minus(stream.transferred, old.transferred);
+        }
+      }
+      break;
     }
   }
   return d;

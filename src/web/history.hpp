@@ -23,6 +23,8 @@ namespace sparse::web {
 // missing from `older` counts from zero.
 runtime::ClusterSnapshot WindowDelta(const runtime::ClusterSnapshot& older,
                                      const runtime::ClusterSnapshot& newer);
+// The same for one set of counters (a component's totals or a task's).
+runtime::TaskStats TaskStatsDelta(const runtime::TaskStats& older, const runtime::TaskStats& newer);
 
 // A window: a number of seconds up to now, or all of the run (Storm's `:all-time`).
 struct Window {
@@ -52,6 +54,8 @@ class SnapshotHistory {
   bool empty() const { return entries_.empty(); }
   std::size_t size() const { return entries_.size(); }
   const runtime::ClusterSnapshot& latest() const { return entries_.back(); }
+  // Oldest first: the snapshots kept.
+  const std::deque<runtime::ClusterSnapshot>& entries() const { return entries_; }
 
   // Stats over the window ending at the latest snapshot. Requires !empty().
   WindowStats Stats(const Window& window) const;

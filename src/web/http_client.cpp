@@ -48,19 +48,21 @@ Url ParseUrl(const std::string& url) {
   return u;
 }
 
-}  // namespace
-
-HttpResult HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
+HttpResult Exchange(http::verb method, const std::string& url,
+                    const std::map<std::string, std::string>& headers,
+                    std::chrono::milliseconds timeout) {
   const Url u = ParseUrl(url);
   asio::io_context io;
   tcp::resolver resolver(io);
   beast::tcp_stream stream(io);
   beast::flat_buffer buffer;
-  http::request<http::empty_body> req{http::verb::get, u.target, 11};
+  http::request<http::empty_body> req{method, u.target, 11};
   req.set(http::field::host, u.host.find(':') != std::string::npos ? "[" + u.host + "]:" + u.port
                                                                    : u.host + ":" + u.port);
   req.set(http::field::user_agent, "sparse");
   req.set(http::field::connection, "close");
+  for (const auto& [k, v] : headers) req.set(k, v);
+  if (method == http::verb::post) req.content_length(0);
   http::response<http::string_body> res;
   std::optional<beast::error_code> result;
 
@@ -93,6 +95,17 @@ HttpResult HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
   out.content_type = std::string(res[http::field::content_type]);
   out.body = std::move(res.body());
   return out;
+}
+
+}  // namespace
+
+HttpResult HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
+  return Exchange(http::verb::get, url, {}, timeout);
+}
+
+HttpResult HttpPost(const std::string& url, const std::map<std::string, std::string>& headers,
+                    std::chrono::milliseconds timeout) {
+  return Exchange(http::verb::post, url, headers, timeout);
 }
 
 }  // namespace sparse::web

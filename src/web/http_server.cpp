@@ -54,24 +54,34 @@ void Limit(http::request_parser<http::string_body>& parser) {
   parser.body_limit(kMaxBodyBytes);
 }
 
-// The answer to one parsed request: only GET and HEAD, only loopback Host names when bound to a
-// loopback address, then the handler with the parsed target (its exceptions become a 500).
+// The answer to one parsed request: only GET, HEAD and POST; only loopback Host names when bound
+// to a loopback address; POST only from a loopback peer naming a loopback host; then the handler
+// with the parsed target (its exceptions become a 500).
 HttpResponse Answer(const http::request<http::string_body>& req, bool loopback,
-                    const HttpHandler& handler) {
-  if (req.method() != http::verb::get && req.method() != http::verb::head) {
-    HttpResponse bad = JsonError(405, "only GET and HEAD");
-    bad.headers["Allow"] = "GET, HEAD";
+                    const HttpHandler& handler, bool peer_loopback) {
+  const bool post = req.method() == http::verb::post;
+  if (req.method() != http::verb::get && req.method() != http::verb::head && !post) {
+    HttpResponse bad = JsonError(405, "only GET, HEAD and POST");
+    bad.headers["Allow"] = "GET, HEAD, POST";
     return bad;
   }
-  if (loopback) {
-    const auto host = req.find(http::field::host);
-    if (host != req.end() &&
-        !IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())))) {
-      return JsonError(403, "this server only answers requests for a loopback host name");
-    }
+  const auto host = req.find(http::field::host);
+  const bool loopback_host =
+      host != req.end() &&
+      IsLoopbackName(HostName(std::string_view(host->value().data(), host->value().size())));
+  if (loopback && host != req.end() && !loopback_host) {
+    return JsonError(403, "this server only answers requests for a loopback host name");
+  }
+  if (post && !(peer_loopback && loopback_host)) {
+    return JsonError(403, "POST is only accepted from this machine, for a loopback host name");
   }
   try {
-    return handler(ParseTarget(std::string_view(req.target().data(), req.target().size())));
+    HttpRequest parsed = ParseTarget(std::string_view(req.target().data(), req.target().size()));
+    parsed.method = std::string(req.method_string());
+    if (const auto t = req.find(kTokenHeader); t != req.end()) {
+      parsed.token = std::string(t->value().data(), t->value().size());
+    }
+    return handler(parsed);
   } catch (const std::exception& e) {
     return JsonError(500, std::string("internal error: ") + e.what());
   }
@@ -136,7 +146,7 @@ HttpRequest ParseTarget(std::string_view target) {
 }
 
 std::optional<HttpResponse> AnswerRequestBytes(std::string_view bytes, bool loopback,
-                                               const HttpHandler& handler) {
+                                               const HttpHandler& handler, bool peer_loopback) {
   http::request_parser<http::string_body> parser;
   Limit(parser);
   parser.eager(true);
@@ -147,7 +157,7 @@ std::optional<HttpResponse> AnswerRequestBytes(std::string_view bytes, bool loop
     bytes.remove_prefix(used);
   }
   if (!parser.is_done()) return std::nullopt;
-  return Answer(parser.get(), loopback, handler);
+  return Answer(parser.get(), loopback, handler, peer_loopback);
 }
 
 namespace detail {
@@ -200,7 +210,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void Respond(const http::request<http::string_body>& req) {
-    HttpResponse out = Answer(req, shared_->loopback, shared_->handler);
+    beast::error_code ec;
+    const auto peer = stream_.socket().remote_endpoint(ec);
+    const bool peer_loopback = !ec && peer.address().is_loopback();
+    HttpResponse out = Answer(req, shared_->loopback, shared_->handler, peer_loopback);
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(out.status), req.version());
     res->set(http::field::server, "sparse");

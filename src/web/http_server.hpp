@@ -1,10 +1,12 @@
-// A small HTTP/1.1 server (Boost.Beast) for read-only endpoints, running on a caller's
+// A small HTTP/1.1 server (Boost.Beast) for a few JSON endpoints, running on a caller's
 // io_context: every handler runs on that loop's thread, and nothing here blocks it (reads and
 // writes are asynchronous, idle connections time out, the number of connections is bounded).
 //
 // By default it binds 127.0.0.1. When bound to a loopback address it also refuses requests
 // whose Host header names another host, so a web page elsewhere cannot read it through DNS
-// rebinding.
+// rebinding. POST is passed to the handler only from a loopback peer with a loopback Host name
+// (whatever the bind address), so a request that changes something comes from this machine and
+// from a page served by this server; the handler checks its token.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -21,11 +23,15 @@
 namespace sparse::web {
 
 struct HttpRequest {
-  std::string method;  // GET or HEAD (others are answered 405 before a handler sees them)
+  std::string method;  // GET, HEAD or POST (others are answered 405 before a handler sees them)
   std::string path;    // percent-decoded, without the query
   std::vector<std::string> segments;         // the path's non-empty segments, each percent-decoded
   std::map<std::string, std::string> query;  // percent-decoded
+  std::string token;                         // the X-Sparse-Token header, if any
 };
+
+// The header a POST carries its token in.
+inline constexpr const char* kTokenHeader = "X-Sparse-Token";
 
 struct HttpResponse {
   int status = 200;
@@ -49,8 +55,10 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 // parses them with the server's limits and answers as the server would (the method and Host
 // checks, then `handler` with the parsed target). nullopt when the bytes are not one complete,
 // well-formed request within the limits: a connection drops those unanswered.
+// `peer_loopback`: the request came from a loopback address.
 std::optional<HttpResponse> AnswerRequestBytes(std::string_view bytes, bool loopback,
-                                               const HttpHandler& handler);
+                                               const HttpHandler& handler,
+                                               bool peer_loopback = true);
 
 class HttpServer {
  public:

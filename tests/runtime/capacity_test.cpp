@@ -19,6 +19,9 @@ TEST(CapacityMeter, TheBusiestTaskOfAComponentOverTheLastIntervalAtMostOne) {
   m.Sample(of, t0 + milliseconds(1000));
   EXPECT_DOUBLE_EQ(m.Of(0), 0.5);
   EXPECT_DOUBLE_EQ(m.Of(1), 1.0) << "capped";
+  EXPECT_DOUBLE_EQ(m.OfTask(1), 0.1);
+  EXPECT_DOUBLE_EQ(m.OfTask(2), 0.5);
+  EXPECT_DOUBLE_EQ(m.OfTask(3), 1.0);
   busy = {{1, 600}, {2, 600}, {3, 1600}};  // the next second: task 1 busy half of it
   m.Sample(of, t0 + milliseconds(2000));
   EXPECT_DOUBLE_EQ(m.Of(0), 0.5);

@@ -296,6 +296,117 @@ TEST(Api, ComponentPage) {
   EXPECT_EQ(spout["outputs"][0]["subscribers"].size(), 2u);
 }
 
+// `count` with two task rows and its two streams, counters growing with n.
+runtime::ClusterSnapshot SnapshotWithTasks(double uptime, std::uint64_t n) {
+  auto s = Snapshot(uptime, n);
+  auto& count = s.components[0];
+  for (int task : {3, 4}) {
+    runtime::TaskRow row;
+    row.task = task;
+    row.stats.executed = n * static_cast<std::uint64_t>(task);
+    row.stats.queue_depth = 7;
+    row.capacity = 0.5;
+    row.ready = true;
+    row.pid = 1000 + task;
+    count.per_task.push_back(row);
+  }
+  count.per_stream = {{"default", n, 2 * n}, {"alerts", n / 10, n / 10}};
+  return s;
+}
+
+TEST(Api, ComponentPageHasTaskAndStreamRowsOverTheWindow) {
+  const auto info = Info();
+  SnapshotHistory h;
+  h.Add(SnapshotWithTasks(1, 10));
+  h.Add(SnapshotWithTasks(2, 30));
+  const json c = *ComponentJson(info, h, Window{1}, ErrorLog{}, 5000, "count");
+  ASSERT_EQ(c["executorStats"].size(), 2u);
+  const json& t3 = c["executorStats"][0];
+  EXPECT_EQ(t3["id"], "[3-3]");
+  EXPECT_EQ(t3["task"], 3);
+  EXPECT_EQ(t3["executed"], 3 * 20);  // the window's difference
+  EXPECT_EQ(t3["queueDepth"], 7);     // a current value
+  EXPECT_DOUBLE_EQ(t3["capacity"].get<double>(), 0.5);
+  EXPECT_EQ(t3["pid"], 1003);
+  EXPECT_EQ(t3["ready"], true);
+  ASSERT_EQ(c["outputStats"].size(), 2u);
+  EXPECT_EQ(c["outputStats"][0]["stream"], "default");
+  EXPECT_EQ(c["outputStats"][0]["emitted"], 20);
+  EXPECT_EQ(c["outputStats"][0]["transferred"], 40);
+  EXPECT_EQ(c["outputStats"][1]["stream"], "alerts");
+  EXPECT_EQ(c["outputStats"][1]["emitted"], 2);
+  const json all = *ComponentJson(info, h, Window{}, ErrorLog{}, 5000, "count");
+  EXPECT_EQ(all["executorStats"][1]["executed"], 4 * 30);
+  EXPECT_EQ(all["outputStats"][0]["emitted"], 30);
+}
+
+TEST(Api, RepeatedErrorsAreServedGrouped) {
+  const auto info = Info();
+  SnapshotHistory h;
+  h.Add(Snapshot(1, 1));
+  ErrorLog errors;
+  for (int i = 0; i < 30; ++i) {
+    errors.Add({"count", 3 + i % 2, "error " + std::to_string(i) + "\n  traceback", 1000 * i});
+  }
+  errors.Add({"sink", 6, "other", 35'000});
+  const json j = TopologyJson(info, h, Window{}, errors, 40'000);
+  ASSERT_EQ(j["errorGroups"].size(), 2u);
+  EXPECT_EQ(j["errorGroups"][0]["component"], "sink");  // seen last
+  const json& g = j["errorGroups"][1];
+  EXPECT_EQ(g["component"], "count");
+  EXPECT_EQ(g["count"], 30);
+  EXPECT_EQ(g["firstLine"], "error 29");
+  EXPECT_EQ(g["error"], "error 29\n  traceback");
+  EXPECT_EQ(g["firstTime"], 0);
+  EXPECT_EQ(g["lastTime"], 29'000);
+  EXPECT_EQ(g["errorLapsedSecs"], 11);
+  EXPECT_EQ(g["tasks"], json::array({3, 4}));
+  const json c = *ComponentJson(info, h, Window{}, errors, 40'000, "count");
+  ASSERT_EQ(c["componentErrorGroups"].size(), 1u);
+  EXPECT_EQ(c["componentErrorGroups"][0]["count"], 30);
+}
+
+TEST(Api, HistoryIsOnePointPerReportWithRates) {
+  auto info = Info();
+  info.started_ms = 1'000'000;
+  SnapshotHistory h;
+  EXPECT_TRUE(HistoryJson(info, h)["points"].empty());
+  for (int t = 1; t <= 5; ++t) h.Add(Snapshot(t, static_cast<std::uint64_t>(10 * t)));
+  const json points = HistoryJson(info, h)["points"];
+  ASSERT_EQ(points.size(), 4u);
+  const json& p = points[3];
+  EXPECT_DOUBLE_EQ(p["uptimeSecs"].get<double>(), 5);
+  EXPECT_EQ(p["time"], 1'005'000);
+  EXPECT_DOUBLE_EQ(p["emittedPerSec"].get<double>(), 30);  // 3 components, 10 each a second
+  EXPECT_DOUBLE_EQ(p["ackedPerSec"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(p["executedPerSec"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(p["completeLatency"].get<double>(), 0);  // no new trees' latencies here
+  EXPECT_DOUBLE_EQ(p["capacity"]["count"].get<double>(), 0.25);
+  EXPECT_FALSE(p["capacity"].contains("words"));  // spouts have none
+  // Thinned evenly to at most max_points, ending at the newest.
+  for (int t = 6; t <= 100; ++t) h.Add(Snapshot(t, static_cast<std::uint64_t>(10 * t)));
+  const json thin = HistoryJson(info, h, 10)["points"];
+  ASSERT_EQ(thin.size(), 9u);
+  EXPECT_DOUBLE_EQ(thin.back()["uptimeSecs"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(thin.back()["emittedPerSec"].get<double>(), 30);
+}
+
+TEST(Api, SnapshotJsonUsesTheApiKeyNames) {
+  auto s = Snapshot(12.5, 40);
+  s.active = false;
+  const json j = SnapshotJson(s, "shapes");
+  EXPECT_EQ(j["topology"], "shapes");
+  EXPECT_EQ(j["status"], "INACTIVE");
+  EXPECT_EQ(j["active"], false);
+  EXPECT_DOUBLE_EQ(j["uptimeSecs"].get<double>(), 12.5);
+  EXPECT_EQ(j["pendingTrees"], 4);
+  ASSERT_EQ(j["components"].size(), 3u);
+  // Exactly what the HTTP API serves for each component.
+  for (std::size_t i = 0; i < s.components.size(); ++i) {
+    EXPECT_EQ(j["components"][i], ComponentStatsJson(s.components[i]));
+  }
+}
+
 TEST(Api, ErrorLogIsBounded) {
   ErrorLog log(3);
   for (int i = 0; i < 5; ++i) log.Add({"c", 1, std::to_string(i), i});
@@ -306,6 +417,7 @@ TEST(Api, ErrorLogIsBounded) {
 
 TEST(Api, StormStatus) {
   EXPECT_EQ(StormStatus("running"), "ACTIVE");
+  EXPECT_EQ(StormStatus("running", /*active=*/false), "INACTIVE");
   EXPECT_EQ(StormStatus("starting"), "INACTIVE");
   EXPECT_EQ(StormStatus("draining"), "KILLED");
   EXPECT_EQ(StormStatus("stopped"), "KILLED");

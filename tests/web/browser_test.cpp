@@ -1,9 +1,13 @@
 // The web page in a real browser: Debian's chromium, headless, loads the page of a running
-// topology, shows every component (graph and tables), and its numbers move while it runs.
+// topology, shows every component (graph and tables), and its numbers move while it runs; driven
+// over the DevTools protocol (cdp.hpp), it shows gauges, charts, grouped errors with their
+// traceback on a click, a component's tasks and streams, the configuration, and its buttons
+// deactivate, activate and kill the run.
 #include <gtest/gtest.h>
 
 #include <regex>
 
+#include "cdp.hpp"
 #include "live_run.hpp"
 
 namespace sparse::testing {
@@ -11,29 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
-    if (::access(p, X_OK) == 0) return p;
-  }
-  return "";
-}
-
 // Loads `url` in headless chromium, lets its scripts run, and returns the DOM (or writes a
 // screenshot when `screenshot` is set).
 std::string Browse(const Sandbox& sb, const std::string& url, const std::string& name,
                    const std::string& screenshot = "") {
-  std::vector<std::string> argv = {Chromium(),
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--disable-dev-shm-usage",
-                                   "--disable-background-networking",
-                                   "--disable-component-update",
-                                   "--disable-sync",
-                                   "--no-first-run",
-                                   "--user-data-dir=" + (sb.dir() / ("profile-" + name)).string(),
-                                   "--virtual-time-budget=4000",
-                                   "--window-size=1400,1500"};
+  std::vector<std::string> argv = HeadlessChromium(sb.dir() / ("profile-" + name));
+  argv.push_back("--virtual-time-budget=4000");
   argv.push_back(screenshot.empty() ? "--dump-dom" : "--screenshot=" + screenshot);
   argv.push_back(url);
   const auto r = RunToEnd(argv, sb.dir(), "chromium-" + name, {}, std::chrono::seconds(60));
@@ -114,6 +101,140 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   Browse(sb, run.url(), "shot", png);
   EXPECT_EQ(Slurp(png).substr(0, 8), "\x89PNG\r\n\x1a\n");
   EXPECT_EQ(run.Stop(), 0);
+}
+
+// A page of the run open in chromium, driven over the DevTools protocol, once it has drawn.
+class DrivenPage {
+ public:
+  DrivenPage(const Sandbox& sb, const std::string& url, const std::string& name)
+      : cdp_(sb.dir() / ("profile-" + name), sb.dir()) {
+    ok_ = cdp_.ok() && cdp_.Open(url) && cdp_.WaitFor("!!document.body.dataset.updated");
+  }
+  bool ok() const { return ok_; }
+  Cdp& cdp() { return cdp_; }
+  // The value of a JavaScript expression, or null when it throws.
+  nlohmann::json Value(const std::string& expression) {
+    return cdp_.Eval(expression).value_or(nlohmann::json());
+  }
+
+ private:
+  Cdp cdp_;
+  bool ok_ = false;
+};
+
+TEST(Browser, ShowsGaugesChartsGroupedErrorsTasksAndConfiguration) {
+  ASSERT_FALSE(Chromium().empty()) << "chromium is not installed (scripts/setup.sh installs it)";
+  Sandbox sb;
+  LiveRun run(sb);
+  ASSERT_TRUE(run.ok());
+  DrivenPage page(sb, run.url(), "driven");
+  ASSERT_TRUE(page.ok()) << Slurp(sb.dir() / "chromium-cdp.err");
+  Cdp& cdp = page.cdp();
+
+  // Gauges: a Kafka-style lag as a row per partition, the others as component / name / value.
+  ASSERT_TRUE(
+      cdp.WaitFor("!!document.querySelector('#partitions tr[data-component=\"count\"]"
+                  "[data-partition=\"words-0\"] td[data-field=\"lag\"][data-value=\"14\"]')"));
+  ASSERT_TRUE(cdp.WaitFor(
+      "Number((document.querySelector('#gauges tr[data-component=\"count\"]"
+      "[data-gauge=\"distinct_words\"] td[data-value]') || {dataset: {}}).dataset.value) > 0"));
+  EXPECT_EQ(page.Value("document.getElementById('gauges-panel').hidden"), false);
+
+  // Charts of throughput, complete latency and capacity, drawn from the history.
+  ASSERT_TRUE(cdp.WaitFor(
+      "(() => { const l = document.querySelector('svg[data-chart=\"throughput\"] "
+      "polyline[data-series=\"emitted\"]'); return !!l && Number(l.dataset.points) >= 2 && "
+      "Number(l.dataset.last) > 0; })()"));
+  EXPECT_EQ(page.Value("!!document.querySelector('svg[data-chart=\"latency\"] polyline')"), true);
+  for (const char* bolt : {"audit", "count", "split"}) {
+    EXPECT_EQ(page.Value(std::string("!!document.querySelector('svg[data-chart=\"capacity\"] "
+                                     "polyline[data-series=\"") +
+                         bolt + "\"]')"),
+              true)
+        << bolt;
+  }
+
+  // Errors: the audit bolt's repeats are one row with a count, its first line shown and the
+  // traceback hidden until the row is clicked.
+  ASSERT_TRUE(
+      cdp.WaitFor("Number((document.querySelector('#errors tr[data-component=\"audit\"]') || "
+                  "{dataset: {}}).dataset.count) >= 2"));
+  EXPECT_EQ(page.Value("document.querySelectorAll('#errors tbody tr').length"), 1);
+  const std::string summary = "document.querySelector('#errors details summary')";
+  const std::string pre = "document.querySelector('#errors details pre')";
+  EXPECT_EQ(page.Value(summary + ".textContent").get<std::string>().find("audit: sentence "), 0u);
+  EXPECT_EQ(page.Value("document.querySelector('#errors details').open"), false);
+  EXPECT_EQ(page.Value(pre + ".checkVisibility()"), false) << "the traceback shows before a click";
+  ASSERT_TRUE(page.Value(summary + ".click(), true").is_boolean());
+  EXPECT_EQ(page.Value("document.querySelector('#errors details').open"), true);
+  EXPECT_EQ(page.Value(pre + ".checkVisibility()"), true);
+  EXPECT_NE(page.Value(pre + ".textContent").get<std::string>().find("ValueError: suspicious"),
+            std::string::npos);
+  // The bolts table shows only the first line of the last error too.
+  const std::string last_error =
+      page.Value(
+              "document.querySelector('#bolts tr[data-component=\"audit\"] "
+              "td[data-field=\"lastError\"]').textContent")
+          .get<std::string>();
+  EXPECT_EQ(last_error.find("audit: sentence "), 0u) << last_error;
+  EXPECT_EQ(last_error.find("Traceback"), std::string::npos) << last_error;
+  // It stays open across the next redraws.
+  const auto updated = page.Value("document.body.dataset.updated");
+  ASSERT_TRUE(cdp.WaitFor("document.body.dataset.updated !== " + updated.dump()));
+  EXPECT_EQ(page.Value("document.querySelector('#errors details').open"), true);
+
+  // A component's tasks and streams, after a click on its row.
+  ASSERT_TRUE(
+      page.Value("document.querySelector('#bolts tr[data-component=\"count\"]').click(), true")
+          .is_boolean());
+  ASSERT_TRUE(
+      cdp.WaitFor("document.querySelectorAll('#details-body table.tasks tr[data-task]')"
+                  ".length === 2"));
+  EXPECT_EQ(page.Value("Number(document.querySelector('#details-body table.tasks "
+                       "tr[data-task] td[data-field=\"executed\"]').dataset.value) > 0"),
+            true);
+  EXPECT_NE(page.Value("document.getElementById('details-body').textContent")
+                .get<std::string>()
+                .find("Output stats"),
+            std::string::npos);
+
+  // The configuration, a row per key.
+  EXPECT_EQ(page.Value("!!document.querySelector('#configuration "
+                       "tr[data-config-key=\"topology.message.timeout.secs\"]')"),
+            true)
+      << page.Value("document.getElementById('configuration').textContent").dump();
+  EXPECT_EQ(run.Stop(), 0);
+}
+
+TEST(Browser, ButtonsDeactivateActivateAndKillTheRun) {
+  ASSERT_FALSE(Chromium().empty()) << "chromium is not installed (scripts/setup.sh installs it)";
+  Sandbox sb;
+  LiveRun run(sb);
+  ASSERT_TRUE(run.ok());
+  DrivenPage page(sb, run.url(), "buttons");
+  ASSERT_TRUE(page.ok()) << Slurp(sb.dir() / "chromium-cdp.err");
+  Cdp& cdp = page.cdp();
+  auto status = [&] { return run.Get("api/v1/topology/summary")["topologies"][0]["status"]; };
+  auto click = [&](const char* id) {
+    return page.Value(std::string("document.getElementById('") + id + "').click(), true");
+  };
+
+  EXPECT_EQ(page.Value("document.getElementById('run-controls').hidden"), false);
+  ASSERT_TRUE(cdp.WaitFor("!document.getElementById('deactivate').disabled"));
+  click("deactivate");
+  ASSERT_TRUE(WaitUntil([&] { return status() == "INACTIVE"; }));
+  ASSERT_TRUE(cdp.WaitFor("document.getElementById('state').textContent === 'inactive'"));
+  ASSERT_TRUE(cdp.WaitFor("!document.getElementById('activate').disabled"));
+  click("activate");
+  ASSERT_TRUE(WaitUntil([&] { return status() == "ACTIVE"; }));
+
+  // Kill takes two clicks.
+  click("kill");
+  EXPECT_EQ(page.Value("document.getElementById('kill').textContent"), "really kill?");
+  EXPECT_EQ(status(), "ACTIVE");
+  click("kill");
+  EXPECT_EQ(run.Wait(), 0) << run.err();
+  EXPECT_NE(run.err().find("killed from the web view"), std::string::npos) << run.err();
 }
 
 }  // namespace

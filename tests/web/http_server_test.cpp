@@ -53,7 +53,13 @@ HttpResponse Echo(const HttpRequest& r) {
   HttpResponse out;
   json segments = r.segments;
   json query = r.query;
-  out.body = json{{"path", r.path}, {"segments", segments}, {"query", query}}.dump();
+  out.body = json{
+      {"path", r.path},
+      {"segments", segments},
+      {"query", query},
+      {"method", r.method},
+      {"token",
+       r.token}}.dump();
   if (r.path == "/missing") out.status = 404;
   if (r.path == "/throw") throw std::runtime_error("handler failed");
   return out;
@@ -110,16 +116,34 @@ TEST(HttpServer, KeepsAConnectionAliveForSeveralRequests) {
 
 TEST(HttpServer, RefusesOtherMethodsAndForeignHosts) {
   RunningServer server(Echo);
-  const std::string post =
-      RawExchange(server.port(),
-                  "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
-                  "Connection: close\r\n\r\nhi");
-  EXPECT_EQ(post.rfind("HTTP/1.1 405", 0), 0u) << post;
+  const std::string put = RawExchange(server.port(),
+                                      "PUT /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
+                                      "Connection: close\r\n\r\nhi");
+  EXPECT_EQ(put.rfind("HTTP/1.1 405", 0), 0u) << put;
   // Storm UI's error shape, as every other error of the API.
-  EXPECT_NE(post.find("Content-Type: application/json"), std::string::npos) << post;
-  EXPECT_NE(post.find(R"({"error":"Method Not Allowed","errorMessage":"only GET and HEAD"})"),
+  EXPECT_NE(put.find("Content-Type: application/json"), std::string::npos) << put;
+  EXPECT_NE(put.find(R"({"error":"Method Not Allowed","errorMessage":"only GET, HEAD and POST"})"),
             std::string::npos)
-      << post;
+      << put;
+  // A POST from this machine naming a loopback host reaches the handler, with its token...
+  const std::string post = RawExchange(server.port(),
+                                       "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                       "X-Sparse-Token: abc\r\nContent-Length: 0\r\n"
+                                       "Connection: close\r\n\r\n");
+  EXPECT_EQ(post.rfind("HTTP/1.1 200", 0), 0u) << post;
+  EXPECT_NE(post.find(R"("method":"POST")"), std::string::npos) << post;
+  EXPECT_NE(post.find(R"("token":"abc")"), std::string::npos) << post;
+  // ... one naming another host does not, nor one without a Host.
+  const std::string foreign_post = RawExchange(
+      server.port(),
+      "POST /x HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(foreign_post.rfind("HTTP/1.1 403", 0), 0u) << foreign_post;
+  // From another machine (simulated: the peer is not loopback), not even with a loopback Host.
+  const auto remote = AnswerRequestBytes(
+      "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", false,
+      [](const HttpRequest&) { return HttpResponse{}; }, /*peer_loopback=*/false);
+  ASSERT_TRUE(remote);
+  EXPECT_EQ(remote->status, 403);
   // DNS rebinding: a page on evil.example resolving its name to 127.0.0.1.
   const std::string foreign = RawExchange(
       server.port(), "GET / HTTP/1.1\r\nHost: evil.example:8080\r\nConnection: close\r\n\r\n");

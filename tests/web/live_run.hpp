@@ -99,6 +99,11 @@ class LiveRun {
     ::kill(child_.pid, SIGINT);
     return WaitExit(child_.pid, std::chrono::seconds(60));
   }
+  // Waits for the run to end by itself (a kill from the web view). Returns the exit code.
+  int Wait() {
+    stopped_ = true;
+    return WaitExit(child_.pid, std::chrono::seconds(60));
+  }
   std::string out() const { return Slurp(child_.out); }
   std::string err() const { return Slurp(child_.err); }
 

@@ -75,6 +75,34 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   EXPECT_EQ(count["inputs"][0]["grouping"], "fields");
   EXPECT_EQ(count["inputs"][0]["groupingFields"], json::array({"word"}));
   EXPECT_GT(count["stats"]["executed"].get<std::uint64_t>(), 0u);
+  // Its tasks, one row each, and its output streams (Storm UI's executorStats, outputStats).
+  ASSERT_EQ(count["executorStats"].size(), 2u) << count.dump(1);
+  std::uint64_t by_task = 0;
+  for (const auto& t : count["executorStats"]) {
+    EXPECT_TRUE(t["ready"].get<bool>());
+    EXPECT_GT(t["pid"].get<int>(), 0);
+    by_task += t["executed"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(by_task, count["stats"]["executed"].get<std::uint64_t>());
+  ASSERT_EQ(count["outputStats"].size(), 1u);
+  EXPECT_EQ(count["outputStats"][0]["stream"], "default");
+  EXPECT_EQ(count["outputStats"][0]["emitted"], count["stats"]["emitted"]);
+  // Its gauges, from `metrics` commands.
+  json gauges;
+  ASSERT_TRUE(WaitUntil([&] {
+    gauges = Component(run.Get("api/v1/topology/webview"), "count")["gauges"];
+    return gauges.contains("distinct_words");
+  })) << gauges.dump();
+  EXPECT_EQ(gauges["kafka.lag.words-0"], 14);  // both tasks' 7, summed
+
+  // The history the charts draw: a point per status report, with rates.
+  json history;
+  ASSERT_TRUE(WaitUntil([&] {
+    history = run.Get("api/v1/topology/webview/history");
+    return history["points"].size() >= 2 &&
+           history["points"].back()["emittedPerSec"].get<double>() > 0;
+  })) << history.dump(1);
+  EXPECT_TRUE(history["points"].back()["capacity"].contains("count"));
 
   const json graph = run.Get("api/v1/topology/webview/graph");
   EXPECT_EQ(graph["nodes"].size(), 4u);
@@ -91,6 +119,17 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
             std::string::npos);
   EXPECT_NE(Component(withErrors, "audit")["lastError"].get<std::string>().find("suspicious"),
             std::string::npos);
+  // Repeats of it are one group, with the whole traceback of the newest.
+  ASSERT_TRUE(WaitUntil([&] {
+    withErrors = run.Get("api/v1/topology/webview");
+    return !withErrors["errorGroups"].empty() && withErrors["errorGroups"][0]["count"] >= 2;
+  })) << withErrors.dump(1);
+  ASSERT_EQ(withErrors["errorGroups"].size(), 1u) << withErrors["errorGroups"].dump(1);
+  const json& group = withErrors["errorGroups"][0];
+  EXPECT_EQ(group["component"], "audit");
+  EXPECT_EQ(group["firstLine"].get<std::string>().find("audit: sentence "), 0u);
+  EXPECT_NE(group["error"].get<std::string>().find("ValueError: suspicious"), std::string::npos);
+  EXPECT_LE(group["firstTime"].get<std::int64_t>(), group["lastTime"].get<std::int64_t>());
 
   // `sparse stats` finds the run from its folder and prints the same numbers.
   const auto stats = RunToEnd({SparseBinary(), "stats", "--json"}, sb.dir(), "stats");
@@ -103,6 +142,14 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   }
   EXPECT_GE(sj["components"][2]["emitted"].get<std::uint64_t>(),
             Num(later, "sentences", "emitted"));
+  // In the HTTP API's key names: every key of a component is one the API serves for it.
+  EXPECT_EQ(sj["status"], "ACTIVE");
+  for (const auto& c : sj["components"]) {
+    const json served = Component(later, c["id"].get<std::string>());
+    for (const auto& [key, value] : c.items()) EXPECT_TRUE(served.contains(key)) << key;
+    EXPECT_TRUE(c.contains("timedOut"));
+    EXPECT_TRUE(c.contains("completeLatency"));
+  }
   const auto table = RunToEnd({SparseBinary(), "stats", "-c", "count"}, sb.dir(), "stats-c");
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_EQ(table.out.rfind("component", 0), 0u) << table.out;
@@ -138,9 +185,89 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   ASSERT_EQ(all_logs.code, 0) << all_logs.err;
   std::istringstream lines(all_logs.out);
   int n = 0;
-  const std::regex shape(R"((audit|count|sentences|split|__system)\s* \| \d{4}-\d\d-\d\d .*)");
-  for (std::string l; std::getline(lines, l); ++n) EXPECT_TRUE(std::regex_match(l, shape)) << l;
+  // Every line carries its component; an entry starts with its time (an error's traceback
+  // continues on lines of its own).
+  const std::regex shape(R"((audit|count|sentences|split|__system)\s* \| .*)");
+  const std::regex entry(R"([a-z_]+\s* \| \d{4}-\d\d-\d\d .*)");
+  for (std::string l; std::getline(lines, l);) {
+    EXPECT_TRUE(std::regex_match(l, shape)) << l;
+    n += std::regex_match(l, entry);
+  }
   EXPECT_EQ(n, 5) << all_logs.out;
+  EXPECT_TRUE(sb.ProcessesInside().empty());
+}
+
+// The token `sparse run` prints at start for the page's buttons.
+std::string ControlToken(const std::string& err) {
+  std::smatch m;
+  static const std::regex token(R"(control token ([0-9a-f]+))");
+  return std::regex_search(err, m, token) ? m[1].str() : "";
+}
+
+TEST(WebView, DeactivateActivateAndKillWithTheToken) {
+  Sandbox sb;
+  LiveRun run(sb);
+  ASSERT_TRUE(run.ok());
+  const std::string token = ControlToken(run.err());
+  ASSERT_EQ(token.size(), 64u) << run.err();
+  const std::string base = run.url() + "api/v1/topology/webview/";
+  auto post = [&](const std::string& op, const std::string& with) {
+    std::map<std::string, std::string> headers;
+    if (!with.empty()) headers["X-Sparse-Token"] = with;
+    return web::HttpPost(base + op, headers);
+  };
+  // The page embeds the token so that its buttons work.
+  const auto page = web::HttpGet(run.url());
+  EXPECT_NE(page.body.find("<meta name=\"sparse-token\" content=\"" + token + "\">"),
+            std::string::npos);
+
+  // Without the token, or with another one: 403 in the API's error shape, and nothing changes.
+  for (const std::string& bad : {std::string(), std::string(64, '0')}) {
+    const auto refused = post("deactivate", bad);
+    EXPECT_EQ(refused.status, 403) << refused.body;
+    const json e = json::parse(refused.body);
+    EXPECT_EQ(e["error"], "Forbidden");
+    EXPECT_NE(e["errorMessage"].get<std::string>().find("X-Sparse-Token"), std::string::npos);
+  }
+  EXPECT_EQ(run.Get("api/v1/topology/summary")["topologies"][0]["status"], "ACTIVE");
+  EXPECT_EQ(web::HttpGet(base + "deactivate").status, 405);  // a GET changes nothing
+  EXPECT_EQ(post("kill/soon", token).status, 400);
+
+  // Deactivated: the spout emits nothing new (once a `next` already asked for is answered)...
+  const auto off = post("deactivate", token);
+  ASSERT_EQ(off.status, 200) << off.body;
+  EXPECT_EQ(json::parse(off.body)["status"], "success");
+  // (The status is the next snapshot's, a second at most later.)
+  json t;
+  ASSERT_TRUE(WaitUntil([&] {
+    t = run.Get("api/v1/topology/webview");
+    return t["status"] == "INACTIVE";
+  }));
+  EXPECT_EQ(t["active"], false);
+  std::uint64_t stopped_at = 0;
+  ASSERT_TRUE(WaitUntil([&] {
+    const auto before = Num(run.Get("api/v1/topology/webview"), "sentences", "emitted");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    stopped_at = Num(run.Get("api/v1/topology/webview"), "sentences", "emitted");
+    return stopped_at == before;
+  }));
+  // ... for several status reports (it emits ~200 a second when active).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(Num(run.Get("api/v1/topology/webview"), "sentences", "emitted"), stopped_at);
+
+  // Activated: it goes on.
+  ASSERT_EQ(post("activate", token).status, 200);
+  ASSERT_TRUE(WaitUntil(
+      [&] { return run.Get("api/v1/topology/summary")["topologies"][0]["status"] == "ACTIVE"; }));
+  ASSERT_TRUE(WaitUntil([&] {
+    return Num(run.Get("api/v1/topology/webview"), "sentences", "emitted") > stopped_at;
+  }));
+
+  // Kill: stops the run as Ctrl-C does (drain, summary, exit 0).
+  ASSERT_EQ(post("kill/0", token).status, 200);
+  EXPECT_EQ(run.Wait(), 0) << run.err();
+  EXPECT_NE(run.err().find("killed from the web view"), std::string::npos) << run.err();
+  EXPECT_NE(run.out().find("\nsentences "), std::string::npos) << run.out();
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 

@@ -421,6 +421,7 @@
       { key: "executeLatency", title: "execute latency ms", fmt: fmtMs },
       { key: "capacity", title: "capacity", kind: "capacity" },
       { key: "queueDepth", title: "queue" },
+      { key: "pending", title: "in flight" },
       { key: "errors", title: "errors", bad: true },
       { key: "restarts", title: "restarts", bad: true },
       LAST_ERROR,
@@ -434,8 +435,12 @@
       return;
     }
     if (col.kind === "error") {
+      // Its first line only (a traceback is in the errors panel, a click away); all of it on hover.
       td.className = "error text";
-      td.textContent = v ? v + " (" + fmtAge(c.errorAgeSecs) + ")" : "";
+      const first = v ? v.split("\n").find((l) => l.trim()) || "" : "";
+      td.textContent = v ? first + (first !== v.trim() ? " \u2026" : "") + " (" +
+        fmtAge(c.errorAgeSecs) + ")" : "";
+      td.title = v || "";
       return;
     }
     td.dataset.value = String(v);
@@ -513,25 +518,262 @@
     );
   }
 
-  function updateErrors(list) {
+  // A group of repeated errors: one row with its count, first and last time and first line;
+  // the whole newest text (a traceback) opens on a click. Open ones stay open across polls.
+  const openErrors = new Set();
+
+  function updateErrors(groups) {
     const table = document.getElementById("errors");
     clear(table);
-    if (!list.length) {
+    if (!groups.length) {
       table.append(el("tbody", {}, el("tr", {}, el("td", { class: "empty" }, "no errors"))));
       return;
     }
-    const head = el("tr", {}, el("th", { class: "text" }, "time"),
-      el("th", { class: "text" }, "component"), el("th", {}, "task"),
-      el("th", { class: "text" }, "error"));
+    const head = el("tr", {}, el("th", { class: "text" }, "component"), el("th", {}, "count"),
+      el("th", { class: "text" }, "first"), el("th", { class: "text" }, "last"),
+      el("th", { class: "text" }, "tasks"), el("th", { class: "text" }, "error"));
     const body = el("tbody");
-    for (const e of list) {
-      const time = new Date(e.time).toLocaleTimeString();
-      body.append(el("tr", { "data-component": e.component },
-        el("td", { class: "text" }, time + " (" + fmtAge(e.errorLapsedSecs) + ")"),
-        el("td", { class: "text" }, e.component), el("td", {}, e.task),
-        el("td", { class: "message" }, e.error)));
+    const time = (ms) => new Date(ms).toLocaleTimeString();
+    for (const g of groups) {
+      const key = g.component + "\u0000" + g.firstTime;
+      const details = el("details", { class: "error-group" },
+        el("summary", {}, g.firstLine || "(empty)"), el("pre", {}, g.error));
+      if (openErrors.has(key)) details.open = true;
+      details.addEventListener("toggle", () => {
+        if (details.open) openErrors.add(key);
+        else openErrors.delete(key);
+      });
+      body.append(el("tr", { "data-component": g.component, "data-count": g.count },
+        el("td", { class: "text" }, g.component),
+        el("td", { class: g.count > 1 ? "bad" : "" }, fmtInt(g.count)),
+        el("td", { class: "text" }, time(g.firstTime)),
+        el("td", { class: "text" }, time(g.lastTime) + " (" + fmtAge(g.errorLapsedSecs) + ")"),
+        el("td", { class: "text" }, g.tasks.join(", ")),
+        el("td", { class: "message" }, details)));
     }
     table.append(el("thead", {}, head), body);
+  }
+
+  // Gauges, now: Kafka's per-partition lag and uncommitted offsets as one table (a row per
+  // partition), every other gauge (records/s, in flight, ...) as component / name / value.
+  const PARTITION_GAUGE = /^kafka\.(lag|uncommitted)\.(.+)$/;
+
+  function fmtGauge(v) {
+    return Number.isInteger(v) ? fmtInt(v) : Number(v).toFixed(Math.abs(v) < 10 ? 2 : 1);
+  }
+
+  function updateGauges(components) {
+    const partitions = new Map(); // component \0 partition -> {component, partition, lag, uncommitted}
+    const rows = [];
+    for (const c of components) {
+      for (const [name, value] of Object.entries(c.gauges || {})) {
+        const m = PARTITION_GAUGE.exec(name);
+        if (m) {
+          const key = c.id + "\u0000" + m[2];
+          const p = partitions.get(key) || { component: c.id, partition: m[2] };
+          p[m[1]] = value;
+          partitions.set(key, p);
+        } else {
+          rows.push({ component: c.id, name, value });
+        }
+      }
+    }
+    document.getElementById("gauges-panel").hidden = !rows.length && !partitions.size;
+
+    const ptable = document.getElementById("partitions");
+    clear(ptable);
+    if (partitions.size) {
+      ptable.append(el("thead", {}, el("tr", {}, el("th", { class: "text" }, "component"),
+        el("th", { class: "text" }, "partition"), el("th", {}, "lag"),
+        el("th", {}, "uncommitted"))));
+      const body = el("tbody");
+      const list = [...partitions.values()].sort((a, b) =>
+        a.component.localeCompare(b.component) || a.partition.localeCompare(b.partition, "en",
+          { numeric: true }));
+      for (const p of list) {
+        const lag = el("td", { "data-field": "lag", "data-value": String(p.lag ?? "") },
+          p.lag === undefined ? "" : fmtGauge(p.lag));
+        if (p.lag > 0) lag.className = "bad";
+        body.append(el("tr", { "data-component": p.component, "data-partition": p.partition },
+          el("td", { class: "text" }, p.component), el("td", { class: "text" }, p.partition), lag,
+          el("td", {}, p.uncommitted === undefined ? "" : fmtGauge(p.uncommitted))));
+      }
+      ptable.append(body);
+    }
+
+    const gtable = document.getElementById("gauges");
+    clear(gtable);
+    if (rows.length) {
+      gtable.append(el("thead", {}, el("tr", {}, el("th", { class: "text" }, "component"),
+        el("th", { class: "text" }, "gauge"), el("th", {}, "value"))));
+      const body = el("tbody");
+      rows.sort((a, b) => a.component.localeCompare(b.component) || a.name.localeCompare(b.name));
+      for (const r of rows) {
+        body.append(el("tr", { "data-component": r.component, "data-gauge": r.name },
+          el("td", { class: "text" }, r.component), el("td", { class: "text" }, r.name),
+          el("td", { "data-value": String(r.value) }, fmtGauge(r.value))));
+      }
+      gtable.append(body);
+    }
+  }
+
+  // The effective configuration, one row per key; it does not change during a run.
+  function drawConfiguration(conf) {
+    const table = document.getElementById("configuration");
+    clear(table);
+    const keys = Object.keys(conf || {}).sort();
+    if (!keys.length) {
+      table.append(el("tbody", {}, el("tr", {}, el("td", { class: "empty" }, "none"))));
+      return;
+    }
+    table.append(el("thead", {}, el("tr", {}, el("th", { class: "text" }, "key"),
+      el("th", { class: "text" }, "value"))));
+    const body = el("tbody");
+    for (const k of keys) {
+      const v = conf[k];
+      body.append(el("tr", { "data-config-key": k }, el("td", { class: "text" }, k),
+        el("td", { class: "text value" }, typeof v === "string" ? v : JSON.stringify(v))));
+    }
+    table.append(body);
+  }
+
+  // ---- charts --------------------------------------------------------------------------------
+
+  const CHART_W = 420, CHART_H = 150, CHART_PAD = { l: 52, r: 10, t: 10, b: 22 };
+  const PALETTE = ["#2f6fd0", "#ef8a17", "#2e7d32", "#c62828", "#7b1fa2", "#00838f", "#6d4c41"];
+
+  function niceMax(v) {
+    if (!(v > 0)) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(v)));
+    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+    return 10 * p;
+  }
+
+  function fmtAxis(v) {
+    if (v >= 1e6) return (v / 1e6).toFixed(v % 1e6 ? 1 : 0) + "M";
+    if (v >= 1e3) return (v / 1e3).toFixed(v % 1e3 ? 1 : 0) + "k";
+    return String(Math.round(v * 100) / 100);
+  }
+
+  // One line chart: `series` is [{name, values}], all over the same x (uptime seconds).
+  function lineChart(id, title, unit, xs, series, fixedMax) {
+    const w = CHART_W - CHART_PAD.l - CHART_PAD.r, h = CHART_H - CHART_PAD.t - CHART_PAD.b;
+    const all = series.flatMap((s) => s.values);
+    const max = fixedMax || niceMax(Math.max(0, ...all));
+    const x0 = xs[0], x1 = xs[xs.length - 1];
+    const px = (x) => CHART_PAD.l + (x1 > x0 ? ((x - x0) / (x1 - x0)) * w : w);
+    const py = (y) => CHART_PAD.t + h - (Math.min(y, max) / max) * h;
+    const root = svg("svg", {
+      class: "chart", "data-chart": id, viewBox: "0 0 " + CHART_W + " " + CHART_H,
+      width: CHART_W, height: CHART_H, role: "img", "aria-label": title,
+    });
+    for (const f of [0, 0.5, 1]) {
+      const y = py(max * f);
+      root.append(svg("line", { class: "grid", x1: CHART_PAD.l, x2: CHART_PAD.l + w, y1: y, y2: y }));
+      root.append(svg("text", { class: "axis", x: CHART_PAD.l - 6, y: y + 4, "text-anchor": "end" },
+        fmtAxis(max * f)));
+    }
+    root.append(svg("text", { class: "axis", x: CHART_PAD.l, y: CHART_H - 6 },
+      fmtUptime(x0)), svg("text", { class: "axis", x: CHART_PAD.l + w, y: CHART_H - 6,
+      "text-anchor": "end" }, fmtUptime(x1)));
+    series.forEach((s, k) => {
+      const pts = s.values.map((v, i) => px(xs[i]).toFixed(1) + "," + py(v).toFixed(1)).join(" ");
+      root.append(svg("polyline", {
+        points: pts, fill: "none", stroke: PALETTE[k % PALETTE.length], "stroke-width": 1.8,
+        "data-series": s.name, "data-points": s.values.length,
+        "data-last": String(s.values[s.values.length - 1] ?? ""),
+      }));
+    });
+    const legend = el("div", { class: "chart-legend" });
+    series.forEach((s, k) => {
+      const sw = el("span", { class: "swatch" });
+      sw.style.background = PALETTE[k % PALETTE.length];
+      const last = s.values[s.values.length - 1];
+      legend.append(el("span", {}, sw, s.name + " " + (last === undefined ? "" : fmtAxis(last))));
+    });
+    return el("figure", { class: "chart-box" }, el("figcaption", {}, title + " (" + unit + ")"),
+      root, legend);
+  }
+
+  function drawCharts(history) {
+    const box = document.getElementById("charts");
+    const points = history.points || [];
+    clear(box);
+    if (points.length < 2) {
+      box.append(el("p", { class: "empty" }, "collecting (a point per status report)\u2026"));
+      return;
+    }
+    const xs = points.map((p) => p.uptimeSecs);
+    const col = (key) => points.map((p) => p[key] || 0);
+    const bolts = [...new Set(points.flatMap((p) => Object.keys(p.capacity || {})))].sort();
+    box.append(
+      lineChart("throughput", "Throughput", "tuples/s", xs, [
+        { name: "emitted", values: col("emittedPerSec") },
+        { name: "acked", values: col("ackedPerSec") },
+        { name: "executed", values: col("executedPerSec") },
+      ]),
+      lineChart("latency", "Complete latency", "ms", xs,
+        [{ name: "complete", values: col("completeLatency") }]),
+      lineChart("capacity", "Capacity", "busy fraction", xs,
+        bolts.map((b) => ({ name: b, values: points.map((p) => (p.capacity || {})[b] || 0) })), 1),
+    );
+  }
+
+  // ---- run controls --------------------------------------------------------------------------
+
+  // The token the server embedded in the page; without one the run has no controls.
+  function controlToken() {
+    const m = document.querySelector('meta[name="sparse-token"]');
+    const t = m ? m.getAttribute("content") : "";
+    return t && !t.startsWith("__") ? t : "";
+  }
+
+  async function control(operation) {
+    const out = document.getElementById("control-result");
+    out.textContent = operation + "\u2026";
+    try {
+      const r = await fetch(api("/" + operation), {
+        method: "POST", cache: "no-store", headers: { "X-Sparse-Token": controlToken() },
+      });
+      const body = await r.json();
+      out.textContent = r.ok ? operation.split("/")[0] + ": " + body.status
+        : operation.split("/")[0] + " refused: " + body.errorMessage;
+      out.dataset.result = r.ok ? "ok" : "refused";
+    } catch (err) {
+      out.textContent = operation + " failed: " + err.message;
+      out.dataset.result = "failed";
+    }
+  }
+
+  function setUpControls() {
+    if (!controlToken()) return;
+    document.getElementById("run-controls").hidden = false;
+    document.getElementById("deactivate").addEventListener("click", () => control("deactivate"));
+    document.getElementById("activate").addEventListener("click", () => control("activate"));
+    // Kill asks twice: the first click arms the button for a few seconds.
+    const kill = document.getElementById("kill");
+    let armed = null;
+    kill.addEventListener("click", () => {
+      if (!armed) {
+        kill.textContent = "really kill?";
+        armed = setTimeout(() => {
+          armed = null;
+          kill.textContent = "kill";
+        }, 5000);
+        return;
+      }
+      clearTimeout(armed);
+      armed = null;
+      kill.textContent = "kill";
+      const wait = Math.max(0, Math.floor(Number(document.getElementById("kill-wait").value) || 0));
+      control("kill/" + wait);
+    });
+  }
+
+  function updateControls(t) {
+    document.getElementById("deactivate").disabled = !(t.state === "running" && t.active);
+    document.getElementById("activate").disabled = !(t.state === "running" && !t.active);
+    document.getElementById("kill").disabled = t.state !== "running";
   }
 
   // ---- one component -------------------------------------------------------------------------
@@ -550,6 +792,32 @@
     t.append(el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", { class: "text" }, h)))));
     const b = el("tbody");
     for (const r of rows) b.append(el("tr", {}, ...r.map((v) => el("td", { class: "text" }, v))));
+    t.append(b);
+    return t;
+  }
+
+  // Storm UI's executors table: a row per task (sparse runs an executor per task).
+  function taskTable(c) {
+    const bolt = c.componentType === "bolt";
+    const cols = bolt
+      ? [["executed", fmtInt], ["emitted", fmtInt], ["transferred", fmtInt], ["acked", fmtInt],
+        ["failed", fmtInt], ["processLatency", fmtMs], ["executeLatency", fmtMs],
+        ["capacity", fmtFrac], ["queueDepth", fmtInt], ["pending", fmtInt], ["restarts", fmtInt]]
+      : [["emitted", fmtInt], ["transferred", fmtInt], ["acked", fmtInt], ["failed", fmtInt],
+        ["completeLatency", fmtMs], ["pending", fmtInt], ["backpressureMs", fmtInt],
+        ["restarts", fmtInt]];
+    const rows = c.executorStats || [];
+    if (!rows.length) return el("p", { class: "empty" }, "none");
+    const t = el("table", { class: "tasks" });
+    t.append(el("thead", {}, el("tr", {}, el("th", { class: "text" }, "task"),
+      el("th", { class: "text" }, "pid"), ...cols.map(([k]) => el("th", {}, k)))));
+    const b = el("tbody");
+    for (const r of rows) {
+      b.append(el("tr", { "data-task": r.task },
+        el("td", { class: "text" }, r.id + (r.ready ? "" : " (not ready)")),
+        el("td", { class: "text" }, r.pid > 0 ? String(r.pid) : "–"),
+        ...cols.map(([k, f]) => el("td", { "data-field": k, "data-value": String(r[k]) }, f(r[k])))));
+    }
     t.append(b);
     return t;
   }
@@ -581,8 +849,12 @@
       el("div", {}, el("h3", {}, "Outputs"), listTable(["stream", "fields", "to"],
         c.outputs.map((o) => [o.stream + (o.direct ? " (direct)" : ""), join(o.fields),
           o.subscribers.map((s) => s.component + " (" + s.grouping + ")").join(", ")]))),
-      el("div", {}, el("h3", {}, "Errors"), listTable(["when", "task", "error"],
-        c.componentErrors.map((e) => [fmtAge(e.errorLapsedSecs), String(e.task), e.error]))),
+      el("div", { class: "wide" }, el("h3", {}, "Tasks"), taskTable(c)),
+      el("div", {}, el("h3", {}, "Output stats"), listTable(["stream", "emitted", "transferred"],
+        (c.outputStats || []).map((o) => [o.stream, fmtInt(o.emitted), fmtInt(o.transferred)]))),
+      el("div", {}, el("h3", {}, "Errors"), listTable(["last", "count", "tasks", "error"],
+        (c.componentErrorGroups || []).map((g) => [fmtAge(g.errorLapsedSecs), fmtInt(g.count),
+          g.tasks.join(", "), g.firstLine]))),
     );
   }
 
@@ -615,7 +887,7 @@
       if (t.configuration && t.configuration["sparse.queue.high.watermark"]) {
         state.watermark = Number(t.configuration["sparse.queue.high.watermark"]);
       }
-      setState(t.state);
+      setState(t.state === "running" && !t.active ? "inactive" : t.state);
       for (const h of document.querySelectorAll(".window-hint")) {
         h.textContent = t.windowHint + (t.window === ":all-time" ? "" :
           " (covering " + fmtUptime(t.windowCoveredSecs) + ")");
@@ -624,7 +896,14 @@
       colourGraph(t);
       updateTable("spouts", t.spouts);
       updateTable("bolts", t.bolts);
-      updateErrors(t.recentErrors);
+      updateErrors(t.errorGroups || []);
+      updateGauges(t.spouts.concat(t.bolts));
+      updateControls(t);
+      if (!state.configDrawn) {
+        drawConfiguration(t.configuration);
+        state.configDrawn = true;
+      }
+      drawCharts(await getJson(api("/history")));
       if (state.selected) refreshDetails();
       document.body.dataset.updated = String(Date.now());
     } catch (err) {
@@ -646,6 +925,7 @@
       document.getElementById("details").hidden = true;
       history.replaceState(null, "", "#");
     });
+    setUpControls();
     const linked = /^#component=(.+)$/.exec(location.hash);
     if (linked) select(decodeURIComponent(linked[1]));
     poll();
