@@ -9,6 +9,8 @@
 #                                        bootstrap address, 127.0.0.1:PORT, on stdout
 #   scripts/kafka-server.sh stop DIR     stop that broker (cleanly, then SIGKILL after 30 s) and
 #                                        remove DIR
+#   scripts/kafka-server.sh restart DIR  kill that broker with SIGKILL and start it again, same
+#                                        ports and data (a broker crash, for tests)
 #
 # The jars (org.apache.kafka:kafka_2.13 and its runtime dependencies, the version pinned in
 # tests/jvm/kafka/pom.xml) are resolved with Maven into
@@ -34,7 +36,7 @@ die() {
 }
 
 usage() {
-  echo "usage: scripts/kafka-server.sh fetch | start [DIR] | stop DIR" >&2
+  echo "usage: scripts/kafka-server.sh fetch | start [DIR] | stop DIR | restart DIR" >&2
   exit 2
 }
 
@@ -153,10 +155,30 @@ EOF
     cat "$dir/format.log" >&2
     die "formatting the log folder $dir/data failed"
   fi
+  launch "$dir" || {
+    rm -rf "$dir"
+    die "the broker exited while starting (its output is above)"
+  }
+  echo "127.0.0.1:$port" >"$dir/bootstrap"
+  echo "kafka-server: Apache Kafka $(basename "$jars") (KRaft) at 127.0.0.1:$port, data and log in $dir;" \
+    "stop it with: scripts/kafka-server.sh stop $dir" >&2
+  echo "127.0.0.1:$port"
+}
+
+# Starts the broker JVM of DIR (configured and formatted) and waits until it serves; with
+# SPARSE_KAFKA_OWNER_PID, a watchdog stops it when that process is gone. Fails (status 1) when
+# the JVM exits while starting; stops it and dies when it does not start in time.
+launch() {
+  local dir="$1" jars pid deadline
+  jars="$(fetch)"
+  local jvm=("$java" -Djava.awt.headless=true -Dlog4j2.configurationFile="$dir/log4j2.properties"
+    -cp "$jars/*")
+  local started_before
+  started_before="$(grep -c "Kafka Server started" "$dir/server.log" 2>/dev/null || true)"
   # shellcheck disable=SC2086 # the heap options are several words
   setsid "${jvm[@]}" ${SPARSE_KAFKA_HEAP:--Xms256m -Xmx512m} -XX:+UseG1GC \
     -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
-    kafka.Kafka "$dir/server.properties" </dev/null >"$dir/kafka.out" 2>&1 &
+    kafka.Kafka "$dir/server.properties" </dev/null >>"$dir/kafka.out" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/broker.pid"
   if [ -n "${SPARSE_KAFKA_OWNER_PID:-}" ]; then
@@ -167,11 +189,11 @@ EOF
     echo "$!" >"$dir/watchdog.pid"
   fi
   deadline=$((SECONDS + ${SPARSE_KAFKA_START_SECS:-120}))
-  until grep -q "Kafka Server started" "$dir/server.log" 2>/dev/null; do
+  until [ "$(grep -c "Kafka Server started" "$dir/server.log" 2>/dev/null || true)" -gt \
+    "${started_before:-0}" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
       tail -n 30 "$dir/kafka.out" "$dir/server.log" >&2 2>/dev/null || true
-      rm -rf "$dir"
-      die "the broker exited while starting (its output is above)"
+      return 1
     fi
     if [ "$SECONDS" -ge "$deadline" ]; then
       tail -n 30 "$dir/server.log" >&2 2>/dev/null || true
@@ -180,10 +202,20 @@ EOF
     fi
     sleep 0.2
   done
-  echo "127.0.0.1:$port" >"$dir/bootstrap"
-  echo "kafka-server: Apache Kafka $(basename "$jars") (KRaft) at 127.0.0.1:$port, data and log in $dir;" \
-    "stop it with: scripts/kafka-server.sh stop $dir" >&2
-  echo "127.0.0.1:$port"
+}
+
+# Kills the broker of DIR with SIGKILL (a crash: nothing flushed, no clean shutdown) and starts
+# it again on the same ports with the same data, for tests of what survives a broker failure.
+restart() {
+  local dir="${1:-}" pid
+  [ -n "$dir" ] || usage
+  [ -f "$dir/broker.pid" ] || die "$dir holds no broker started by this script"
+  check_java
+  pid="$(cat "$dir/broker.pid")"
+  kill -KILL "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  launch "$dir" || die "the broker exited while restarting (its output is above)"
+  cat "$dir/bootstrap"
 }
 
 stop() {
@@ -213,5 +245,6 @@ case "${1:-}" in
   fetch) fetch ;;
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
+  restart) restart "${2:-}" ;;
   *) usage ;;
 esac

@@ -376,7 +376,8 @@ int main(int argc, char** argv) {
        [](const nlohmann::json&, std::string&) {
          return std::vector<sparse::runtime::StreamDef>{};
        },
-       [](const nlohmann::json&) { return std::make_unique<CountSink>(); }});
+       [](const nlohmann::json&) { return std::make_unique<CountSink>(); },
+       {}});
   sparse::runtime::RegisterBuiltin(
       {"bench_generator",
        sparse::runtime::ComponentKind::kSpout,
@@ -387,7 +388,8 @@ int main(int argc, char** argv) {
          s.fields = {"key", "value"};
          return std::vector<sparse::runtime::StreamDef>{s};
        },
-       [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); }});
+       [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); },
+       {}});
 
   std::string error, bootstrap;
   std::unique_ptr<sparse::kafka::EmbeddedBroker> embedded;

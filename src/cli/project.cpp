@@ -66,6 +66,13 @@ std::optional<Project> FindProject(const fs::path& start) {
       p.root / (p.config["topologies"] ? p.config["topologies"].as<std::string>() : "topologies");
   p.resources_dir =
       p.root / (p.config["resources"] ? p.config["resources"].as<std::string>() : "src");
+  if (const auto d = p.config["default_topology"]) {
+    if (!d.IsScalar()) {
+      throw std::runtime_error(file.string() + ":" + std::to_string(d.Mark().line + 1) +
+                               ": default_topology: expected the name of one topology");
+    }
+    p.default_topology = d.as<std::string>();
+  }
   return p;
 }
 
@@ -105,6 +112,16 @@ fs::path ResolveTopology(const std::optional<std::string>& arg,
   auto all = ListTopologies(*project);
   if (all.empty()) {
     throw std::runtime_error("the project has no topologies in " +
+                             project->topologies_dir.string());
+  }
+  if (all.size() > 1 && !project->default_topology.empty()) {
+    for (const auto& p : all) {
+      if (p.stem() == project->default_topology || p.filename() == project->default_topology) {
+        return p;
+      }
+    }
+    throw std::runtime_error(project->config_file.string() + ": default_topology `" +
+                             project->default_topology + "` is not a topology in " +
                              project->topologies_dir.string());
   }
   if (all.size() > 1) {

@@ -21,6 +21,9 @@ struct Project {
   std::string name;
   std::filesystem::path topologies_dir;
   std::filesystem::path resources_dir;
+  // sparse.yaml's `default_topology`: the one commands use when the project has several and
+  // none is named (empty: none).
+  std::string default_topology;
   YAML::Node config;  // the whole sparse.yaml, or what config.json means in its terms
   std::filesystem::path config_file;  // sparse.yaml or config.json
   bool streamparse = false;           // found by streamparse's config.json
@@ -40,7 +43,8 @@ struct Project {
 std::optional<Project> FindProject(const std::filesystem::path& start);
 
 // Resolves the topology a command should use: an explicit path, a name in the project's
-// topologies folder (with or without .yaml/.yml/.py/.clj), or the project's only topology. Throws
+// topologies folder (with or without .yaml/.yml/.py/.clj), or the project's only topology (or its
+// default_topology when it has several). Throws
 // std::runtime_error with a helpful message otherwise.
 std::filesystem::path ResolveTopology(const std::optional<std::string>& arg,
                                       const std::optional<Project>& project);

@@ -8,6 +8,7 @@
 #include "kafka/bootstrap_proxy.hpp"
 #include "kafka/embedded_broker.hpp"
 #include "kafka/options.hpp"
+#include "kafka/topology_rules.hpp"
 
 namespace sparse::cli {
 
@@ -19,7 +20,8 @@ constexpr int kWellKnownPort = 9092;
 constexpr int kDefaultPartitions = 4;
 
 bool IsKafka(const runtime::ComponentDef& c) {
-  return c.builtin == "kafka_spout" || c.builtin == "kafka_bolt";
+  return c.builtin == "kafka_spout" || c.builtin == "kafka_bolt" ||
+         (c.builtin == "keyed_aggregate" && c.builtin_options.contains("state_topic"));
 }
 
 bool IsEmbedded(const json& v) {
@@ -75,6 +77,7 @@ void CollectTopics(const runtime::ComponentDef& c, std::map<std::string, int>& t
     }
   }
   if (o.contains("dead_letter_topic")) add(o["dead_letter_topic"], 1);
+  if (o.contains("state_topic")) add(o["state_topic"], 1);
 }
 
 void Replace(json& object, const std::string& key, const std::string& address) {
@@ -126,6 +129,13 @@ std::unique_ptr<RunKafka> RunKafka::StartIfAsked(runtime::Topology& topology, js
   }
   std::cerr << "embedded Kafka broker (in memory, for this run) at " << address
             << (names.empty() ? "" : "; topics " + names) << "\n";
+  if (kafka::IsExactlyOnceTopology(topology)) {
+    // librdkafka's mock broker accepts transactions but keeps none of their guarantees.
+    std::cerr << "  warning: the embedded broker does not keep Kafka transactions (no offsets "
+                 "stored with them, no commit markers): this exactly_once topology runs its "
+                 "epochs but is only at-least-once here; use a real broker for exactly-once "
+                 "(docs/kafka.md)\n";
+  }
   if (!k->proxy_) {
     std::cerr << "  (localhost:" << kWellKnownPort
               << " is taken; `sparse kafka produce/consume` in this project find the broker "

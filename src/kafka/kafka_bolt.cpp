@@ -9,6 +9,7 @@
 #include "base/lifetime_gate.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/exactly_once.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
@@ -43,6 +44,7 @@ class KafkaBolt::Session {
  private:
   struct Record {
     std::string tuple_id;
+    bool transactional = false;  // goes into the epoch's transaction (exactly_once)
     std::string topic;
     std::optional<std::string> key;
     std::optional<std::string> value;
@@ -61,6 +63,12 @@ class KafkaBolt::Session {
   const Layout& LayoutFor(const std::vector<std::string>* fields);
   // Queues the record; false when librdkafka's queue is full (the caller keeps it).
   bool Produce(Record& r);
+  bool ProduceTransactional(Record& r);
+  // exactly_once: false when the tuple was dealt with (a stale one is acked: its epoch
+  // aborted, and its replay writes the record).
+  bool AdmitToEpoch(const runtime::BuiltinTuple& t, Record& r);
+  // A record the producer refused (not QUEUE_FULL): its input fails, with an error.
+  void ProduceFailed(const Record& r, rd_kafka_resp_err_t err);
   void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why);
   void Report(const std::string& key, const std::string& message) {
     if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
@@ -89,6 +97,9 @@ class KafkaBolt::Session {
   bool probing_ = false;
   Clock::time_point next_probe_{};
   std::unique_ptr<BlockingWorker> worker_;
+  std::shared_ptr<EpochCoordinator> epochs_;  // the topology's; active() when exactly_once
+  std::uint64_t stale_ = 0;
+  std::uint64_t untracked_ = 0;
   std::unordered_map<const std::vector<std::string>*, Layout> layouts_;
   std::deque<Record> backlog_;
   std::int64_t in_flight_ = 0;
@@ -130,6 +141,7 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   if (!producer_) return "cannot create the Kafka producer: " + error;
   rd_kafka_set_log_queue(producer_.get(), nullptr);
   worker_ = std::make_unique<BlockingWorker>(io_);
+  epochs_ = EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
   out_.SetGauge("kafka.connected", 0);
   open_ = true;
   last_metrics_at_ = Clock::now();
@@ -287,10 +299,76 @@ void KafkaBolt::Session::Execute(const runtime::BuiltinTuple& t) {
     for (std::size_t i = 0; i < tuple.size(); ++i) values.push_back(tuple.value(i));
     r.value = TupleAsJsonObject(*t.fields, values);
   }
+  if (epochs_ && epochs_->active() && !AdmitToEpoch(t, r)) return;
   if (!backlog_.empty() || !Produce(r)) backlog_.push_back(std::move(r));
 }
 
+bool KafkaBolt::Session::AdmitToEpoch(const runtime::BuiltinTuple& t, Record& r) {
+  switch (epochs_->Classify(t, out_)) {
+    case EpochCoordinator::Input::kLive:
+      r.transactional = true;
+      return true;
+    case EpochCoordinator::Input::kStale:
+      ++stale_;
+      out_.Ack(t.id);
+      return false;
+    case EpochCoordinator::Input::kUntracked:
+      if (untracked_++ == 0) {
+        out_.ReportError("tuples from " + std::string(t.component) + ":" + std::string(t.stream) +
+                         " reach this Kafka bolt unanchored: they belong to no epoch, so they "
+                         "are written at-least-once, outside the transactions (anchor them to "
+                         "their input to make them exactly-once)");
+      }
+      return true;
+  }
+  return true;
+}
+
+void KafkaBolt::Session::ProduceFailed(const Record& r, rd_kafka_resp_err_t err) {
+  ++delivery_errors_;
+  Report(std::string("produce:") + rd_kafka_err2name(err), "cannot produce to topic `" + r.topic +
+                                                               "`: " + rd_kafka_err2str(err) +
+                                                               "; input tuple failed");
+  out_.Fail(r.tuple_id);
+}
+
+bool KafkaBolt::Session::ProduceTransactional(Record& r) {
+  auto alive = gate_.ticket();
+  const auto err = epochs_->Produce(r.topic, r.key, r.value,
+                                    [this, alive, id = r.tuple_id](rd_kafka_resp_err_t err) {
+                                      if (!alive) return;
+                                      --in_flight_;
+                                      if (!err) {
+                                        Connected();
+                                        ++delivered_;
+                                        out_.Ack(id);
+                                        return;
+                                      }
+                                      // Purged by an abort (the tuple is stale), or a write that
+                                      // failed (its epoch aborts).
+                                      ++delivery_errors_;
+                                      out_.Fail(id);
+                                    });
+  if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+    ++queue_full_;
+    return false;
+  }
+  if (err == RD_KAFKA_RESP_ERR__STATE) {
+    // No transaction open: the epoch of this tuple aborted while it waited in the backlog.
+    ++stale_;
+    out_.Ack(r.tuple_id);
+    return true;
+  }
+  if (err) {
+    ProduceFailed(r, err);
+    return true;
+  }
+  ++in_flight_;
+  return true;
+}
+
 bool KafkaBolt::Session::Produce(Record& r) {
+  if (r.transactional) return ProduceTransactional(r);
   auto id = std::make_unique<std::string>(r.tuple_id);
   const void* key = r.key ? r.key->data() : nullptr;
   const std::size_t key_len = r.key ? r.key->size() : 0;
@@ -305,11 +383,7 @@ bool KafkaBolt::Session::Produce(Record& r) {
     return false;
   }
   if (err) {
-    ++delivery_errors_;
-    Report(std::string("produce:") + rd_kafka_err2name(err), "cannot produce to topic `" + r.topic +
-                                                                 "`: " + rd_kafka_err2str(err) +
-                                                                 "; input tuple failed");
-    out_.Fail(r.tuple_id);
+    ProduceFailed(r, err);
     return true;
   }
   id.release();  // comes back in the delivery report
@@ -379,6 +453,10 @@ void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {
   out_.SetGauge("kafka.client_errors", static_cast<double>(client_errors_));
   out_.SetGauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
   out_.SetGauge("kafka.backlog", static_cast<double>(backlog_.size()));
+  if (epochs_ && epochs_->active()) {
+    out_.SetGauge("kafka.stale_inputs", static_cast<double>(stale_));
+    out_.SetGauge("kafka.unanchored_inputs", static_cast<double>(untracked_));
+  }
 }
 
 KafkaBolt::KafkaBolt(BoltOptions options) : options_(std::move(options)) {}

@@ -10,11 +10,13 @@
 #include <regex>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "base/lifetime_gate.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/exactly_once.hpp"
 #include "kafka/message_id.hpp"
 #include "kafka/message_reaper.hpp"
 #include "kafka/offset_tracker.hpp"
@@ -133,7 +135,7 @@ RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
 
 }  // namespace
 
-class KafkaSpout::Session {
+class KafkaSpout::Session final : public EpochSource {
  public:
   Session(const SpoutOptions& options, std::int64_t& next_slot, runtime::BuiltinCollector& out,
           boost::asio::io_context& io, int task_id, int task_index, int num_tasks)
@@ -147,7 +149,7 @@ class KafkaSpout::Session {
         encoder_(options),
         timer_(io) {}
 
-  ~Session() { Close(); }
+  ~Session() override { Close(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
   void NextTuple();
@@ -157,6 +159,7 @@ class KafkaSpout::Session {
     active_ = active;
     UpdateAllPauses();
     if (!active) commit_requested_ = true;
+    if (!active && epochs_) epochs_->CloseEpoch();
   }
   // Short episodes of backpressure cost nothing (librdkafka's prefetch queue is bounded, see
   // queued.max.messages.kbytes); pausing and resuming partitions has a price (the prefetched
@@ -172,6 +175,15 @@ class KafkaSpout::Session {
   }
   void Close();
 
+  // EpochSource (exactly_once).
+  std::int64_t Outstanding() const override;
+  void AppendOffsets(rd_kafka_topic_partition_list_t* list) const override;
+  const std::string& group_id() const override { return o_.group_id; }
+  void EpochCommitted(const rd_kafka_topic_partition_list_t* offsets) override;
+  void Rewind() override;
+  void EpochOpened() override { out_.Wakeup(); }
+  bool Live(const std::string& message_id) override;
+
  private:
   struct Partition {
     std::int64_t slot = 0;
@@ -184,6 +196,9 @@ class KafkaSpout::Session {
     bool capped = false;          // max_uncommitted_offsets reached
     bool commit_in_flight = false;
     std::string name;  // topic[partition], for messages
+    // exactly_once: where an abort goes back to when no epoch committed this partition yet (the
+    // first offset read), and where a rewound partition resumes before it read again.
+    std::optional<std::int64_t> first_read;
   };
   struct Retry {
     Clock::time_point due;
@@ -258,6 +273,9 @@ class KafkaSpout::Session {
 
   // At-most-once.
   void NextTupleAtMostOnce();
+  // Exactly-once.
+  void NextTupleExactlyOnce();
+  std::optional<std::string> JoinEpochs(const nlohmann::json& conf);
   void AtMostOnceCommitted(bool ok, const std::string& error);
 
   // Commits.
@@ -290,6 +308,12 @@ class KafkaSpout::Session {
   std::unique_ptr<QueueWakeup> wakeup_;  // records arrived: NextTuple now, not after a rest
   ClientPtr dead_letter_;
   std::unique_ptr<BlockingWorker> worker_;
+  std::shared_ptr<EpochCoordinator> epochs_;  // exactly_once only
+  // exactly_once: epochs aborted by each record (topic, partition, offset) not committed yet.
+  // Kept across Rewind, which forgets the partitions' records, so a record that always fails is
+  // recognised in the replay and given up there (max_retries) instead of aborting forever.
+  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, int> epoch_failures_;
+  bool rewinding_ = false;
   boost::asio::steady_timer timer_;
   base::LifetimeGate gate_;
   ReportThrottle throttle_;
@@ -368,6 +392,9 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
     if (auto err = CreateDeadLetterProducer()) return err;
   }
   worker_ = std::make_unique<BlockingWorker>(io_);
+  if (o_.guarantee == Guarantee::kExactlyOnce) {
+    if (auto err = JoinEpochs(conf)) return err;
+  }
   out_.SetGauge("kafka.connected", 0);
   open_ = true;
   const auto now = Clock::now();
@@ -461,6 +488,10 @@ std::optional<std::string> KafkaSpout::Session::CreateDeadLetterProducer() {
 void KafkaSpout::Session::Close() {
   if (!open_ || closing_) return;
   closing_ = true;
+  if (epochs_) {
+    epochs_->RemoveSource(this);
+    epochs_.reset();
+  }
   timer_.cancel();
   gate_.Close();
   if (worker_) worker_->Stop();
@@ -859,13 +890,16 @@ void KafkaSpout::Session::AssignWithOffsets(PartitionListPtr list) {
 }
 
 void KafkaSpout::Session::Forget(Partition& p, const char* why) {
+  if (epochs_ && !rewinding_ && p.offsets.Pending() > 0) {
+    epochs_->Fail(p.name + " " + why + " with records of the epoch in flight");
+  }
   revoked_pending_ += p.offsets.Pending();
   held_total_ -= p.held.size();
   p.held.clear();
   std::erase_if(prefetched_, [&](const MessagePtr& m) {
     return m->rkt && m->partition == p.partition && p.topic == rd_kafka_topic_name(m->rkt);
   });
-  if (p.offsets.Pending() > 0) {
+  if (p.offsets.Pending() > 0 && !rewinding_) {
     out_.Log(2, p.name + " " + why + " with " + std::to_string(p.offsets.Pending()) +
                     " record(s) in flight: they will be read again by its next owner");
   }
@@ -991,6 +1025,7 @@ void KafkaSpout::Session::SeekToOwnPosition(Partition& p) {
     }
   }
   if (!position) position = p.offsets.next();
+  if (!position) position = p.first_read;  // rewound (exactly_once), nothing read since
   if (!position) return;
   held_total_ -= p.held.size();
   p.held.clear();
@@ -1098,6 +1133,10 @@ void KafkaSpout::Session::NextTuple() {
     NextTupleAtMostOnce();
     return;
   }
+  if (epochs_) {
+    NextTupleExactlyOnce();
+    return;
+  }
   int budget = static_cast<int>(o_.max_batch);
   const auto now = Clock::now();
   last_consumer_poll_ = now;
@@ -1116,6 +1155,7 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
   const RecordView view = ViewOf(*msg, p.topic);
 
   PartitionOffsets::Record* rec = p.offsets.Add(msg->offset);
+  if (rec && !p.first_read) p.first_read = msg->offset;
   if (!rec) {
     // The partition went back in time (an offset reset after truncation; or librdkafka before
     // 2.1 delivering again after a pause, see SeekToOwnPosition): start tracking afresh; acks
@@ -1147,6 +1187,15 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     p.capped = true;
     commit_requested_ = true;
     UpdatePause(p);
+  }
+  if (epochs_ && o_.retry.max_retries >= 0) {
+    auto it = epoch_failures_.find({p.topic, p.partition, msg->offset});
+    if (it != epoch_failures_.end() && it->second > o_.retry.max_retries) {
+      const int aborts = it->second;
+      epoch_failures_.erase(it);
+      GiveUp(p, *rec, "failed " + std::to_string(aborts) + " time(s), each aborting its epoch");
+      return false;
+    }
   }
   std::string values;
   values.reserve(64 + msg->len + msg->key_len);
@@ -1205,6 +1254,7 @@ void KafkaSpout::Session::Ack(const std::string& id) {
 
 void KafkaSpout::Session::Done(Partition& p, std::int64_t offset) {
   if (p.offsets.Done(offset) && p.capped) commit_requested_ = true;
+  if (epochs_) epochs_->Progress();
 }
 
 void KafkaSpout::Session::Fail(const std::string& id) {
@@ -1219,6 +1269,12 @@ void KafkaSpout::Session::Fail(const std::string& id) {
   }
   PartitionOffsets::Record* rec = p->offsets.Find(offset);
   if (!rec) return;
+  if (epochs_) {
+    const int n = ++epoch_failures_[{p->topic, p->partition, offset}];
+    epochs_->Fail("the tuple of " + p->name + "@" + std::to_string(offset) +
+                  " failed or timed out" + (n > 1 ? " (" + std::to_string(n) + " times)" : ""));
+    return;
+  }
   ++rec->failures;
   if (o_.retry.max_retries < 0 || rec->failures <= o_.retry.max_retries) {
     retries_.push({Clock::now() + std::chrono::milliseconds(o_.retry.DelayMs(rec->failures)), slot,
@@ -1423,6 +1479,136 @@ void KafkaSpout::Session::Committed(rd_kafka_resp_err_t err,
       commit_requested_ = true;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exactly-once (exactly_once.hpp): records are emitted only while the topology's epoch is open;
+// the spout commits nothing itself (its offsets go into the epoch's transaction); a failure is
+// not retried here but aborts the epoch, and Rewind takes every partition back to the epoch's
+// first offset.
+
+std::optional<std::string> KafkaSpout::Session::JoinEpochs(const nlohmann::json& conf) {
+  const std::string topology = conf.value(runtime::keys::kTopologyName, std::string());
+  EpochSettings settings;
+  settings.bootstrap = bootstrap_;
+  settings.transactional_id =
+      o_.transactional_id.empty() ? "sparse-" + topology + "-" + o_.group_id : o_.transactional_id;
+  settings.producer_properties = o_.transaction_properties;
+  settings.limits.max_age = std::chrono::milliseconds(o_.epoch_ms);
+  settings.limits.max_records = o_.epoch_max_records;
+  settings.poll_interval_ms = o_.poll_interval_ms;
+  epochs_ = EpochCoordinator::Acquire(io_, topology);
+  if (auto err = epochs_->AddSource(task_id_, this, settings, out_)) {
+    epochs_.reset();
+    return err;
+  }
+  return std::nullopt;
+}
+
+void KafkaSpout::Session::NextTupleExactlyOnce() {
+  int budget = static_cast<int>(o_.max_batch);
+  last_consumer_poll_ = Clock::now();
+  while (budget > 0 && CanEmit() && epochs_->MayEmit()) {
+    Partition* p = nullptr;
+    MessagePtr m = TakeMessage(p);
+    if (!m) break;
+    if (Take(std::move(m), *p)) {
+      --budget;
+      epochs_->Emitted();
+    }
+  }
+  reaper_->Flush();
+}
+
+std::int64_t KafkaSpout::Session::Outstanding() const {
+  std::int64_t n = 0;
+  for (const auto& [_, p] : by_slot_) n += static_cast<std::int64_t>(p->offsets.Pending());
+  return n;
+}
+
+void KafkaSpout::Session::AppendOffsets(rd_kafka_topic_partition_list_t* list) const {
+  for (const auto& [_, p] : by_slot_) {
+    const auto point = p->offsets.CommitPoint();
+    if (!point || (p->offsets.committed() && *p->offsets.committed() >= *point)) continue;
+    rd_kafka_topic_partition_list_add(list, p->topic.c_str(), p->partition)->offset = *point;
+  }
+}
+
+void KafkaSpout::Session::EpochCommitted(const rd_kafka_topic_partition_list_t* offsets) {
+  for (int i = 0; offsets && i < offsets->cnt; ++i) {
+    const auto& e = offsets->elems[i];
+    Partition* p = FindOwned(e.topic, e.partition);
+    if (!p) continue;
+    ++commits_;
+    p->offsets.Committed(e.offset);
+    std::erase_if(epoch_failures_, [&](const auto& f) {
+      return std::get<0>(f.first) == p->topic && std::get<1>(f.first) == p->partition &&
+             std::get<2>(f.first) < e.offset;
+    });
+    if (p->capped && p->offsets.Uncommitted() < o_.max_uncommitted_offsets) {
+      p->capped = false;
+      UpdatePause(*p);
+    }
+  }
+}
+
+void KafkaSpout::Session::Rewind() {
+  struct Back {
+    TopicPartition tp;
+    std::int64_t offset;
+    bool paused;
+    bool capped;
+  };
+  std::vector<Back> back;
+  for (const auto& [_, p] : by_slot_) {
+    if (!p->assigned) continue;
+    const auto to = p->offsets.committed() ? p->offsets.committed() : p->first_read;
+    if (!to) continue;  // nothing read: its position is right
+    back.push_back({{p->topic, p->partition}, *to, p->paused, p->capped});
+  }
+  if (back.empty()) return;
+  rewinding_ = true;
+  auto list = NewPartitionList(static_cast<int>(back.size()));
+  for (const auto& b : back) {
+    if (Partition* p = FindOwned(b.tp.first, b.tp.second)) Forget(*p, "was rewound");
+    Partition& fresh = NewPartition(b.tp.first, b.tp.second);
+    fresh.assigned = true;
+    fresh.paused = b.paused;
+    fresh.first_read = b.offset;
+    rd_kafka_topic_partition_list_add(list.get(), b.tp.first.c_str(), b.tp.second)->offset =
+        b.offset;
+  }
+  rewinding_ = false;
+  ErrorPtr error{rd_kafka_seek_partitions(consumer_.get(), list.get(), 0)};
+  if (error) {
+    // Without the seek the partitions would go on past the aborted records: the epoch cannot
+    // replay. A restarted session starts from the last committed epoch.
+    fatal_ = true;
+    out_.Fatal(std::string("cannot go back to the aborted epoch's first offsets: ") +
+               rd_kafka_error_string(error.get()));
+    return;
+  }
+  for (int i = 0; i < list->cnt; ++i) {
+    // A seek with no timeout runs in librdkafka's thread and reports IN_PROGRESS: the fetch
+    // version barrier it sets now already keeps older fetched records from reaching us.
+    if (list->elems[i].err && list->elems[i].err != RD_KAFKA_RESP_ERR__IN_PROGRESS) {
+      fatal_ = true;
+      out_.Fatal("cannot go back to the aborted epoch's first offset of " +
+                 PartitionName(list->elems[i].topic, list->elems[i].partition) + ": " +
+                 rd_kafka_err2str(list->elems[i].err));
+      return;
+    }
+  }
+  for (const auto& b : back) {
+    if (Partition* p = FindOwned(b.tp.first, b.tp.second)) UpdatePause(*p);
+  }
+}
+
+bool KafkaSpout::Session::Live(const std::string& message_id) {
+  std::int64_t slot = 0, offset = 0;
+  if (!ParseMessageId(message_id, slot, offset)) return false;
+  Partition* p = FindSlot(slot);
+  return p && p->offsets.Find(offset) != nullptr;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -223,9 +223,14 @@ std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std
                    "dead_letter_topic",
                    "partition_refresh_ms",
                    "poll_interval_ms",
+                   "backpressure_pause_ms",
                    "max_batch",
                    "properties",
-                   "dead_letter_properties"});
+                   "dead_letter_properties",
+                   "epoch_ms",
+                   "epoch_max_records",
+                   "transactional_id",
+                   "transaction_properties"});
   r.String("bootstrap_servers", o.bootstrap_servers);
   r.StringList("topics", o.topics);
   if (r.Has("topic")) {
@@ -269,9 +274,10 @@ std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std
   if (r.ok() && o.start != StartPosition::kTimestamp && r.Has("start_timestamp_ms")) {
     r.Fail("start_timestamp_ms", "only used with `start: timestamp`");
   }
-  r.Choice<Guarantee>(
-      "processing_guarantee", o.guarantee,
-      {{"at_least_once", Guarantee::kAtLeastOnce}, {"at_most_once", Guarantee::kAtMostOnce}});
+  r.Choice<Guarantee>("processing_guarantee", o.guarantee,
+                      {{"at_least_once", Guarantee::kAtLeastOnce},
+                       {"at_most_once", Guarantee::kAtMostOnce},
+                       {"exactly_once", Guarantee::kExactlyOnce}});
   r.Choice<Assignment>("assignment", o.assignment,
                        {{"manual", Assignment::kManual}, {"group", Assignment::kGroup}});
   if (r.Has("fields")) {
@@ -347,6 +353,22 @@ std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std
   r.Int("max_batch", o.max_batch, 1);
   r.Object("properties", o.properties);
   r.Object("dead_letter_properties", o.dead_letter_properties);
+  r.Int("epoch_ms", o.epoch_ms, 1);
+  r.Int("epoch_max_records", o.epoch_max_records, 0);
+  r.String("transactional_id", o.transactional_id);
+  r.Object("transaction_properties", o.transaction_properties);
+  const bool exactly = o.guarantee == Guarantee::kExactlyOnce;
+  for (const char* k :
+       {"epoch_ms", "epoch_max_records", "transactional_id", "transaction_properties"}) {
+    if (r.ok() && !exactly && r.Has(k)) {
+      r.Fail(k, "applies to `processing_guarantee: exactly_once` only");
+    }
+  }
+  if (r.ok() && exactly && o.assignment == Assignment::kGroup) {
+    r.Fail("assignment",
+           "exactly_once needs `manual` assignment (a group rebalance in the middle of an epoch "
+           "would move records the epoch's transaction still owns)");
+  }
   if (!r.ok()) return std::nullopt;
   return o;
 }
@@ -372,6 +394,41 @@ std::optional<BoltOptions> ParseBoltOptions(const nlohmann::json& options, std::
     r.Fail("topic", o.topic.empty() ? "required: a topic name (or `topic_field`, the field "
                                       "that holds one)"
                                     : "give either `topic` or `topic_field`, not both");
+  }
+  if (!r.ok()) return std::nullopt;
+  return o;
+}
+
+std::optional<AggregateOptions> ParseAggregateOptions(const nlohmann::json& options,
+                                                      std::string& error) {
+  error.clear();
+  AggregateOptions o;
+  if (!options.is_null() && !options.is_object()) {
+    error = "options: expected a mapping";
+    return std::nullopt;
+  }
+  Reader r(options, error);
+  r.RejectUnknown({"key_field", "value_field", "op", "state_topic", "bootstrap_servers",
+                   "properties", "stream", "output_fields"});
+  r.String("key_field", o.key_field);
+  r.String("value_field", o.value_field);
+  r.Choice<AggregateOp>("op", o.op,
+                        {{"count", AggregateOp::kCount},
+                         {"sum", AggregateOp::kSum},
+                         {"min", AggregateOp::kMin},
+                         {"max", AggregateOp::kMax},
+                         {"last", AggregateOp::kLast}});
+  r.String("state_topic", o.state_topic);
+  r.String("bootstrap_servers", o.bootstrap_servers);
+  r.Object("properties", o.properties);
+  r.String("stream", o.stream);
+  r.StringList("output_fields", o.output_fields);
+  if (r.ok() && o.key_field.empty()) r.Fail("key_field", "required: the field to group by");
+  if (r.ok() && o.op != AggregateOp::kCount && o.value_field.empty()) {
+    r.Fail("value_field", "required by every op but `count`");
+  }
+  if (r.ok() && (o.output_fields.size() != 2 || o.output_fields[0] == o.output_fields[1])) {
+    r.Fail("output_fields", "two distinct names: the key's and the total's");
   }
   if (!r.ok()) return std::nullopt;
   return o;

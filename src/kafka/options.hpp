@@ -39,6 +39,9 @@ enum class StartPosition {
 enum class Guarantee {
   kAtLeastOnce,  // commit only offsets whose tuple trees all completed; retry failures
   kAtMostOnce,   // commit before emitting; never replay
+  // records cut into epochs; each epoch's outputs and offsets commit in one Kafka transaction
+  // (exactly_once.hpp)
+  kExactlyOnce,
 };
 
 enum class Assignment {
@@ -61,7 +64,9 @@ enum class Format {
 enum class RecordField { kTopic, kPartition, kOffset, kKey, kValue, kTimestamp };
 
 struct RetryOptions {
-  // Failures after which a record is given up; -1 retries forever (Storm's default).
+  // Failures after which a record is given up; -1 retries forever (Storm's default). With
+  // exactly_once a failure replays the record's whole epoch: this many replays caused by one
+  // record, then the replay gives it up (on_give_up) instead of emitting it.
   int max_retries = -1;
   std::int64_t initial_delay_ms = 100;  // delay before the first retry; doubles each time
   std::int64_t max_delay_ms = 10'000;
@@ -95,6 +100,11 @@ struct SpoutOptions {
   std::int64_t max_batch = 64;                 // records emitted per NextTuple at most
   nlohmann::json properties = nlohmann::json::object();  // librdkafka consumer properties
   nlohmann::json dead_letter_properties = nlohmann::json::object();  // its producer's
+  // exactly_once: an epoch closes after epoch_ms, or epoch_max_records records (0: no cap).
+  std::int64_t epoch_ms = 1'000;
+  std::int64_t epoch_max_records = 0;
+  std::string transactional_id;  // empty: sparse-<topology>-<group_id>
+  nlohmann::json transaction_properties = nlohmann::json::object();  // the producer's
 
   // The output field names, in emit order.
   std::vector<std::string> OutputFields() const;
@@ -110,9 +120,26 @@ struct BoltOptions {
   std::int64_t poll_interval_ms = 5;
 };
 
+enum class AggregateOp { kCount, kSum, kMin, kMax, kLast };
+
+// `builtin: keyed_aggregate` (keyed_aggregate.hpp).
+struct AggregateOptions {
+  std::string key_field;
+  std::string value_field;  // not needed by count
+  AggregateOp op = AggregateOp::kCount;
+  std::string state_topic;  // exactly_once: committed totals, one record per key (compacted)
+  std::string bootstrap_servers;
+  nlohmann::json properties = nlohmann::json::object();  // the restore consumer's
+  std::string stream = "default";
+  // The output fields: [key, value] under these names.
+  std::vector<std::string> output_fields{"key", "value"};
+};
+
 // Parse and check; on error return nullopt and set `error` to "FIELD: what is wrong".
 std::optional<SpoutOptions> ParseSpoutOptions(const nlohmann::json& options, std::string& error);
 std::optional<BoltOptions> ParseBoltOptions(const nlohmann::json& options, std::string& error);
+std::optional<AggregateOptions> ParseAggregateOptions(const nlohmann::json& options,
+                                                      std::string& error);
 
 // The bootstrap servers to use: the kafka.bootstrap.servers config key when set, else the
 // option, else a bootstrap.servers entry of the librdkafka `properties`. Empty when none is set

@@ -2,6 +2,8 @@
 
 #include "kafka/kafka_bolt.hpp"
 #include "kafka/kafka_spout.hpp"
+#include "kafka/keyed_aggregate.hpp"
+#include "kafka/topology_rules.hpp"
 
 namespace sparse::kafka {
 
@@ -27,7 +29,8 @@ void RegisterKafkaBuiltins() {
                     std::string error;
                     auto o = ParseSpoutOptions(options, error);
                     return std::make_unique<KafkaSpout>(o ? std::move(*o) : SpoutOptions{});
-                  }});
+                  },
+                  &CheckExactlyOnce});
   runtime::RegisterBuiltin(
       BuiltinInfo{"kafka_bolt",
                   ComponentKind::kBolt,
@@ -40,7 +43,28 @@ void RegisterKafkaBuiltins() {
                     std::string error;
                     auto o = ParseBoltOptions(options, error);
                     return std::make_unique<KafkaBolt>(o ? std::move(*o) : BoltOptions{});
-                  }});
+                  },
+                  {}});
+  runtime::RegisterBuiltin(
+      BuiltinInfo{kKeyedAggregateName,
+                  ComponentKind::kBolt,
+                  {},
+                  [](const nlohmann::json& options, std::string& error) {
+                    std::vector<runtime::StreamDef> streams;
+                    auto o = ParseAggregateOptions(options, error);
+                    if (!o) return streams;
+                    runtime::StreamDef s;
+                    s.id = o->stream;
+                    s.fields = o->output_fields;
+                    streams.push_back(std::move(s));
+                    return streams;
+                  },
+                  [](const nlohmann::json& options) -> std::unique_ptr<runtime::BuiltinComponent> {
+                    std::string error;
+                    auto o = ParseAggregateOptions(options, error);
+                    return std::make_unique<KeyedAggregate>(o ? std::move(*o) : AggregateOptions{});
+                  },
+                  {}});
 }
 
 }  // namespace sparse::kafka

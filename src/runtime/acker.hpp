@@ -43,6 +43,15 @@ class Acker {
   void AbandonSpoutTask(int spout_task);
 
   bool Tracking(std::uint64_t root) const { return trees_.count(root) != 0; }
+  // The spout task and message id of a tree still pending; false when `root` is not tracked
+  // (never was, or already completed, failed or timed out).
+  bool Origin(std::uint64_t root, int& spout_task, const std::string*& message_id) const {
+    auto it = trees_.find(root);
+    if (it == trees_.end()) return false;
+    spout_task = it->second.spout_task;
+    message_id = &it->second.message_id;
+    return true;
+  }
   std::size_t pending() const { return trees_.size(); }
   std::chrono::milliseconds timeout() const { return timeout_; }
 

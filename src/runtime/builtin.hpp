@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/topology.hpp"
+#include "runtime/topology_loader.hpp"
 #include "runtime/tuple.hpp"
 
 namespace boost::asio {
@@ -34,6 +35,15 @@ struct BuiltinTuple {
   // The declared fields of `stream` of `component` (null for ticks), so a bolt can find a value
   // by field name.
   const std::vector<std::string>* fields = nullptr;
+  // The tuple trees it belongs to (null or empty: an unanchored tuple, or a tick), for
+  // components that must know which spout record a tuple came from (exactly-once sinks).
+  const RootEdges* roots = nullptr;
+};
+
+// Where a pending tuple tree started: its spout task and the message id that spout gave it.
+struct TreeOrigin {
+  int spout_task = 0;
+  std::string message_id;
 };
 
 // What a built-in component may do; implemented by the task that hosts it. Same semantics as the
@@ -69,6 +79,8 @@ class BuiltinCollector {
   // it again with backoff (Open on the same object), or stops the topology on a crash loop or
   // before the topology has started. Takes effect after the current call returns.
   virtual void Fatal(const std::string& reason) = 0;
+  // The origin of a tree that is still pending; nullopt once it completed, failed or timed out.
+  virtual std::optional<TreeOrigin> OriginOf(std::uint64_t /*root*/) const { return std::nullopt; }
 };
 
 class BuiltinComponent {
@@ -100,6 +112,13 @@ struct BuiltinInfo {
   std::function<std::vector<StreamDef>(const nlohmann::json& options, std::string& error)>
       declare_streams;
   std::function<std::unique_ptr<BuiltinComponent>(const nlohmann::json& options)> create;
+  // Optional: rules across the components of a topology that uses this built-in (Kafka's
+  // exactly-once needs every spout to take part, and warns about sinks that cannot). Called
+  // once per topology by validation; adds to `errors` (the run refuses to start) and
+  // `warnings` (printed, the run goes on).
+  std::function<void(const Topology&, std::vector<Diagnostic>& errors,
+                     std::vector<Diagnostic>& warnings)>
+      check_topology;
 };
 
 // Process-wide registry, filled at start-up before topologies are loaded.

@@ -211,6 +211,7 @@ void BuiltinTask::PumpBolt() {
       bt.component = src.id;
       bt.stream = src.streams[f.input.tuple->stream].id;
       bt.fields = &src.streams[f.input.tuple->stream].fields;
+      bt.roots = &f.input.roots;
     } else {
       bt.component = "__system";
       bt.stream = "__tick";
@@ -223,6 +224,13 @@ void BuiltinTask::PumpBolt() {
   pumping_ = false;
   stats_.queue_depth = QueueDepth();
   stats_.pending = inflight_.size();
+}
+
+std::optional<TreeOrigin> BuiltinTask::OriginOf(std::uint64_t root) const {
+  int spout_task = 0;
+  const std::string* message_id = nullptr;
+  if (!host_.acker().Origin(root, spout_task, message_id)) return std::nullopt;
+  return TreeOrigin{spout_task, *message_id};
 }
 
 std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,

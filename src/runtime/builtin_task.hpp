@@ -54,6 +54,7 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void SetGauge(const std::string& name, double value) override { stats_.gauges[name] = value; }
   void Wakeup() override { Wake(); }
   void Fatal(const std::string& reason) override;
+  std::optional<TreeOrigin> OriginOf(std::uint64_t root) const override;
 
  private:
   struct InFlight {

@@ -96,7 +96,8 @@ void RegisterStandardBuiltins() {
        ComponentKind::kSpout,
        {"org.apache.storm.testing.TestWordSpout", "backtype.storm.testing.TestWordSpout"},
        [](const nlohmann::json&, std::string&) { return Fields({"word"}); },
-       [](const nlohmann::json&) { return std::make_unique<TestWordSpout>(); }});
+       [](const nlohmann::json&) { return std::make_unique<TestWordSpout>(); },
+       {}});
   RegisterBuiltin(
       {"test_word_counter",
        ComponentKind::kBolt,
@@ -104,12 +105,14 @@ void RegisterStandardBuiltins() {
        [](const nlohmann::json&, std::string&) {
          return Fields({"word", "count"});
        },
-       [](const nlohmann::json&) { return std::make_unique<TestWordCounter>(); }});
+       [](const nlohmann::json&) { return std::make_unique<TestWordCounter>(); },
+       {}});
   RegisterBuiltin({"log_info",
                    ComponentKind::kBolt,
                    {"org.apache.storm.flux.wrappers.bolts.LogInfoBolt"},
                    [](const nlohmann::json&, std::string&) { return std::vector<StreamDef>{}; },
-                   [](const nlohmann::json&) { return std::make_unique<LogInfoBolt>(); }});
+                   [](const nlohmann::json&) { return std::make_unique<LogInfoBolt>(); },
+                   {}});
 }
 
 }  // namespace sparse::runtime

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
+#include "runtime/builtin.hpp"
 #include "runtime/config.hpp"
 #include "runtime/serializer_choice.hpp"
 
@@ -81,9 +83,23 @@ std::vector<Diagnostic> ConfigDiagnostics(const Topology& t, const std::vector<C
 
 }  // namespace
 
+// The topology-wide rules of the built-ins it uses (BuiltinInfo::check_topology).
+static void BuiltinTopologyChecks(const Topology& t, std::vector<Diagnostic>& errors,
+                                  std::vector<Diagnostic>& warnings) {
+  std::set<std::string> seen;
+  for (const auto& c : t.components) {
+    if (c.builtin.empty() || !seen.insert(c.builtin).second) continue;
+    const BuiltinInfo* info = FindBuiltin(c.builtin);
+    if (info && info->check_topology) info->check_topology(t, errors, warnings);
+  }
+}
+
 std::vector<Diagnostic> ConfigWarnings(const Topology& topology,
                                        const std::vector<ConfigSource>& extra) {
-  return ConfigDiagnostics(topology, extra, false);
+  auto out = ConfigDiagnostics(topology, extra, false);
+  std::vector<Diagnostic> ignored;
+  BuiltinTopologyChecks(topology, ignored, out);
+  return out;
 }
 
 std::vector<Diagnostic> ValidateTopology(const Topology& t,
@@ -203,6 +219,8 @@ std::vector<Diagnostic> ValidateTopology(const Topology& t,
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.where.line < b.where.line;
   });
+  std::vector<Diagnostic> warnings;
+  BuiltinTopologyChecks(t, out, warnings);
   return out;
 }
 

@@ -11,8 +11,12 @@ namespace sparse::kafka::testing {
 namespace {
 
 ClientPtr Client(rd_kafka_type_t type, const std::string& bootstrap, const std::string& group,
-                 int* failures = nullptr) {
+                 int* failures = nullptr,
+                 const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   ConfPtr conf(rd_kafka_conf_new());
+  for (const auto& [k, v] : extra) {
+    if (auto err = SetProperty(conf.get(), k, v)) throw std::runtime_error(k + ": " + *err);
+  }
   rd_kafka_conf_set_opaque(conf.get(), failures);
   SetProperty(conf.get(), "bootstrap.servers", bootstrap);
   SetProperty(conf.get(), "log_level", "2");
@@ -31,6 +35,25 @@ ClientPtr Client(rd_kafka_type_t type, const std::string& bootstrap, const std::
   auto c = NewClient(type, std::move(conf), error);
   if (!c) throw std::runtime_error("client: " + error);
   return c;
+}
+
+// A consumed record with its key, value and headers.
+TestRecord RecordOf(const rd_kafka_message_t& m) {
+  TestRecord r;
+  r.partition = m.partition;
+  r.offset = m.offset;
+  if (m.key) r.key = std::string(static_cast<const char*>(m.key), m.key_len);
+  if (m.payload) r.value = std::string(static_cast<const char*>(m.payload), m.len);
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(&m, &hdrs) == 0) {
+    const char* name = nullptr;
+    const void* v = nullptr;
+    std::size_t len = 0;
+    for (std::size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &v, &len) == 0; ++i) {
+      r.headers[name] = std::string(static_cast<const char*>(v), len);
+    }
+  }
+  return r;
 }
 
 }  // namespace
@@ -141,6 +164,44 @@ std::int64_t CountRecords(const std::string& bootstrap, const std::string& topic
   return total;
 }
 
+std::vector<TestRecord> ReadCommitted(const std::string& bootstrap, const std::string& topic,
+                                      int partitions) {
+  auto c = Client(RD_KAFKA_CONSUMER, bootstrap, "sparse-test-committed-reader", nullptr,
+                  {{"enable.partition.eof", "true"}, {"isolation.level", "read_committed"}});
+  auto list = NewPartitionList(partitions);
+  for (int p = 0; p < partitions; ++p) {
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+  }
+  if (auto err = rd_kafka_assign(c.get(), list.get())) {
+    throw std::runtime_error(std::string("assign: ") + rd_kafka_err2str(err));
+  }
+  std::vector<TestRecord> out;
+  std::vector<bool> at_end(static_cast<std::size_t>(partitions), false);
+  int ended = 0;
+  int idle = 0;
+  while (ended < partitions) {
+    MessagePtr m(rd_kafka_consumer_poll(c.get(), 500));
+    if (!m) {
+      if (++idle > 60) throw std::runtime_error("read_committed: timed out");
+      continue;
+    }
+    idle = 0;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      if (!at_end[static_cast<std::size_t>(m->partition)]) {
+        at_end[static_cast<std::size_t>(m->partition)] = true;
+        ++ended;
+      }
+      continue;
+    }
+    if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) return out;
+    if (m->err) continue;
+    out.push_back(RecordOf(*m));
+  }
+  rd_kafka_consumer_close(c.get());
+  return out;
+}
+
 std::vector<TestRecord> ReadAll(const std::string& bootstrap, const std::string& topic,
                                 int partitions) {
   auto c = Client(RD_KAFKA_CONSUMER, bootstrap, "sparse-test-reader");
@@ -171,21 +232,7 @@ std::vector<TestRecord> ReadAll(const std::string& bootstrap, const std::string&
     }
     idle = 0;
     if (m->err) continue;
-    TestRecord r;
-    r.partition = m->partition;
-    r.offset = m->offset;
-    if (m->key) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
-    if (m->payload) r.value = std::string(static_cast<const char*>(m->payload), m->len);
-    rd_kafka_headers_t* hdrs = nullptr;
-    if (rd_kafka_message_headers(m.get(), &hdrs) == 0) {
-      const char* name = nullptr;
-      const void* v = nullptr;
-      std::size_t len = 0;
-      for (std::size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &v, &len) == 0; ++i) {
-        r.headers[name] = std::string(static_cast<const char*>(v), len);
-      }
-    }
-    out.push_back(std::move(r));
+    out.push_back(RecordOf(*m));
   }
   return out;
 }
@@ -196,8 +243,20 @@ std::vector<std::int64_t> Committed(const std::string& bootstrap, const std::str
   auto list = NewPartitionList(partitions);
   for (int p = 0; p < partitions; ++p)
     rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
-  if (auto err = rd_kafka_committed(c.get(), list.get(), 10000)) {
-    throw std::runtime_error(std::string("committed: ") + rd_kafka_err2str(err));
+  // A broker that has just restarted answers "not coordinator" or "loading" for a while.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    const auto err = rd_kafka_committed(c.get(), list.get(), 10000);
+    if (!err) break;
+    const bool transient = err == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+                           err == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS ||
+                           err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE ||
+                           err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
+                           err == RD_KAFKA_RESP_ERR__TRANSPORT;
+    if (!transient || std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error(std::string("committed: ") + rd_kafka_err2str(err));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   std::vector<std::int64_t> out;
   for (int i = 0; i < list->cnt; ++i) out.push_back(list->elems[i].offset);

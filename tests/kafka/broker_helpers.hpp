@@ -35,6 +35,10 @@ void ProduceNumbered(const std::string& bootstrap, const std::string& topic, int
 // Every record of the topic (all partitions, from the beginning up to the high watermark).
 std::vector<TestRecord> ReadAll(const std::string& bootstrap, const std::string& topic,
                                 int partitions);
+// What a read_committed consumer sees of the topic: every record of committed transactions and
+// every non-transactional record, up to each partition's last stable offset.
+std::vector<TestRecord> ReadCommitted(const std::string& bootstrap, const std::string& topic,
+                                      int partitions);
 // Number of records in the topic (sum of high - low watermarks).
 std::int64_t CountRecords(const std::string& bootstrap, const std::string& topic, int partitions);
 

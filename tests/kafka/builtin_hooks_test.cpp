@@ -214,7 +214,8 @@ void Register(const std::string& name, runtime::ComponentKind kind, bool emits =
                               }
                               return streams;
                             },
-                            [](const nlohmann::json&) { return std::make_unique<Component>(); }});
+                            [](const nlohmann::json&) { return std::make_unique<Component>(); },
+                            {}});
 }
 
 void RegisterHookBuiltins() {

@@ -26,6 +26,7 @@ using std::chrono::seconds;
 using testing::BrokerKind;
 using testing::Process;
 using testing::TestBroker;
+using testing::WaitFor;
 
 constexpr const char* kSparse = SPARSE_BINARY;
 
@@ -107,16 +108,6 @@ bolts:
   }
 
   // Waits until `done` or the process exits or the deadline passes.
-  static bool WaitFor(Process& p, const std::function<bool()>& done, seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      if (p.Wait(milliseconds(0))) return done();
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    return done();
-  }
-
   bool AllCommitted(const std::string& group, const std::string& topic, int partitions,
                     std::int64_t per_partition) {
     const auto c = testing::Committed(bootstrap(), group, topic, partitions);

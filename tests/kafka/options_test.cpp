@@ -87,6 +87,56 @@ TEST(SpoutOptions, MistakesNameTheField) {
             "options.properties: expected a mapping, got a string");
 }
 
+TEST(SpoutOptions, ExactlyOnceTakesItsOwnOptionsAndRefusesGroupAssignment) {
+  std::string error;
+  auto o = ParseSpoutOptions(json{{"topics", {"a"}},
+                                  {"group_id", "g"},
+                                  {"processing_guarantee", "exactly_once"},
+                                  {"epoch_ms", 250},
+                                  {"epoch_max_records", 5000},
+                                  {"max_retries", 3},
+                                  {"transactional_id", "tx"}},
+                             error);
+  ASSERT_TRUE(o) << error;
+  EXPECT_EQ(o->guarantee, Guarantee::kExactlyOnce);
+  EXPECT_EQ(o->epoch_ms, 250);
+  EXPECT_EQ(o->epoch_max_records, 5000);
+  EXPECT_EQ(o->retry.max_retries, 3);  // replays of an epoch for one record
+  EXPECT_EQ(o->transactional_id, "tx");
+
+  EXPECT_EQ(SpoutError(json{{"topics", {"a"}}, {"group_id", "g"}, {"epoch_ms", 100}}),
+            "options.epoch_ms: applies to `processing_guarantee: exactly_once` only");
+  EXPECT_EQ(SpoutError(json{{"topics", {"a"}},
+                            {"group_id", "g"},
+                            {"processing_guarantee", "exactly_once"},
+                            {"assignment", "group"}}),
+            "options.assignment: exactly_once needs `manual` assignment (a group rebalance in "
+            "the middle of an epoch would move records the epoch's transaction still owns)");
+  EXPECT_EQ(SpoutError(json{{"topics", {"a"}},
+                            {"group_id", "g"},
+                            {"processing_guarantee", "exactly_once"},
+                            {"epoch_ms", 0}})
+                .rfind("options.epoch_ms: ", 0),
+            0u);
+}
+
+TEST(AggregateOptions, DefaultsAndMistakes) {
+  std::string error;
+  auto o = ParseAggregateOptions(json{{"key_field", "user"}}, error);
+  ASSERT_TRUE(o) << error;
+  EXPECT_EQ(o->op, AggregateOp::kCount);
+  EXPECT_EQ(o->output_fields, (std::vector<std::string>{"key", "value"}));
+  EXPECT_FALSE(ParseAggregateOptions(json::object(), error));
+  EXPECT_EQ(error, "options.key_field: required: the field to group by");
+  EXPECT_FALSE(ParseAggregateOptions(json{{"key_field", "u"}, {"op", "sum"}}, error));
+  EXPECT_EQ(error, "options.value_field: required by every op but `count`");
+  EXPECT_FALSE(
+      ParseAggregateOptions(json{{"key_field", "u"}, {"output_fields", {"a", "a"}}}, error));
+  EXPECT_EQ(error, "options.output_fields: two distinct names: the key's and the total's");
+  EXPECT_FALSE(ParseAggregateOptions(json{{"key_field", "u"}, {"op", "avg"}}, error));
+  EXPECT_NE(error.find("options.op: unknown value `avg`"), std::string::npos) << error;
+}
+
 TEST(RetryOptions, BackoffDoublesUpToTheCap) {
   RetryOptions r;
   r.initial_delay_ms = 100;

@@ -89,4 +89,14 @@ void TempDir::Write(const std::string& name, const std::string& text) const {
   std::ofstream(path_ / name) << text;
 }
 
+bool WaitFor(Process& p, const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    if (p.Wait(std::chrono::milliseconds(0))) return done();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
 }  // namespace sparse::kafka::testing

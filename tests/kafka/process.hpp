@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,5 +46,9 @@ class TempDir {
 };
 
 std::string ReadFile(const std::filesystem::path& p);
+
+// Polls `done` every 100 ms until it holds, `p` ended (then one last look), or `timeout`
+// passed. Returns whether `done` held.
+bool WaitFor(Process& p, const std::function<bool()>& done, std::chrono::milliseconds timeout);
 
 }  // namespace sparse::kafka::testing

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace sparse::kafka::testing {
 
@@ -59,6 +60,17 @@ std::unique_ptr<RealKafkaBroker> RealKafkaBroker::Start(std::string& error) {
   }
   std::cerr << messages;
   return std::unique_ptr<RealKafkaBroker>(new RealKafkaBroker(dir, bootstrap));
+}
+
+void RealKafkaBroker::Restart() const {
+  const std::string log = dir_ + ".restart.log";
+  const std::string command = "SPARSE_KAFKA_OWNER_PID=" + std::to_string(getpid()) + " '" +
+                              kScript + "' restart '" + dir_ + "' >/dev/null 2>'" + log + "'";
+  const int status = std::system(command.c_str());
+  const std::string messages = Slurp(log);
+  std::filesystem::remove(log);
+  if (status != 0)
+    throw std::runtime_error("restarting the real Kafka broker failed:\n" + messages);
 }
 
 RealKafkaBroker::~RealKafkaBroker() {

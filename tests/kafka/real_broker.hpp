@@ -21,6 +21,10 @@ class RealKafkaBroker {
   // "127.0.0.1:PORT", for bootstrap.servers.
   const std::string& bootstrap() const { return bootstrap_; }
 
+  // Kills the broker with SIGKILL and starts it again (same address, same data); returns once
+  // it serves. Throws std::runtime_error with the script's reason when it does not come back.
+  void Restart() const;
+
  private:
   RealKafkaBroker(std::string dir, std::string bootstrap)
       : dir_(std::move(dir)), bootstrap_(std::move(bootstrap)) {}

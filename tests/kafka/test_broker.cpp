@@ -49,6 +49,7 @@ class Real final : public TestBroker {
   void CreateTopic(const std::string& name, int partitions) override {
     testing::CreateTopic(broker_.bootstrap(), name, partitions);
   }
+  void Restart() override { broker_.Restart(); }
 
  private:
   const RealKafkaBroker& broker_;

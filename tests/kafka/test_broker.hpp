@@ -35,6 +35,9 @@ class TestBroker {
   virtual void CreateTopic(const std::string& name, int partitions) = 0;
   // The embedded broker, for the failure tests only it can stage; nullptr for a real one.
   virtual EmbeddedBroker* embedded() { return nullptr; }
+  // A real broker: crash it (SIGKILL) and start it again, same address and data. The embedded
+  // one cannot (its data would be gone): it fails the test.
+  virtual void Restart() { FAIL() << "only a real broker can be restarted"; }
 
   // `base` made unique among the topics and groups of this broker's life.
   static std::string Unique(const std::string& base);
