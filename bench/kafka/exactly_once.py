@@ -2,9 +2,10 @@
 """Exactly-once against at-least-once on the same topology and a real Kafka broker.
 
     bench/kafka/exactly_once.py BUILD [--records N] [--epochs 100,250,1000] [--rounds R]
+                                [--direct] [--spout-option KEY=VALUE]...
 
-Kafka -> kafka_spout (2 tasks) -> a Python bolt (sparse_multilang, 2 tasks) -> kafka_bolt ->
-Kafka, run by `sparse run` from BUILD, once with `processing_guarantee: at_least_once` and once
+Kafka (one partition, as `sparse kafka produce` makes it) -> kafka_spout -> a Python bolt (sparse_multilang, 2 tasks) -> kafka_bolt ->
+Kafka (--direct: no Python bolt), run by `sparse run` from BUILD, once with `processing_guarantee: at_least_once` and once
 per epoch length with `exactly_once`, alternating, each on a fresh input topic of N records that
 are already written. A read_committed consumer (`sparse kafka consume --json`) reads the output
 while the run goes; the rate is taken between its first 10% and its last record, so start-up and
@@ -35,10 +36,10 @@ if __name__ == "__main__":
 '''
 
 
-def topology(name, topic_in, topic_out, group, guarantee, epoch_ms):
-    extra = ""
+def topology(name, topic_in, topic_out, group, guarantee, epoch_ms, spout_options, direct):
+    extra = "".join("\n      %s: %s" % tuple(o.split("=", 1)) for o in spout_options)
     if guarantee == "exactly_once":
-        extra = "\n      epoch_ms: %d" % epoch_ms
+        extra += "\n      epoch_ms: %d" % epoch_ms
     return """name: %s
 config:
   topology.max.spout.pending: 5000
@@ -47,27 +48,30 @@ config:
 spouts:
   - id: source
     builtin: kafka_spout
-    parallelism: 2
     options:
       topics: [%s]
       group_id: %s
       start: earliest
       fields: [key, value]
       processing_guarantee: %s%s
-bolts:
+bolts:%s
+  - id: sink
+    builtin: kafka_bolt
+    options: {topic: %s, key_field: key, value_field: value}
+    inputs: [{from: %s, grouping: shuffle}]
+""" % (name, topic_in, group, guarantee, extra, "" if direct else PYTHON_BOLT, topic_out,
+       "source" if direct else "upper")
+
+
+PYTHON_BOLT = """
   - id: upper
     command: [python3, upper.py]
     parallelism: 2
     outputs: [key, value]
-    inputs: [{from: source, grouping: shuffle}]
-  - id: sink
-    builtin: kafka_bolt
-    options: {topic: %s, key_field: key, value_field: value}
-    inputs: [{from: upper, grouping: shuffle}]
-""" % (name, topic_in, group, guarantee, extra, topic_out)
+    inputs: [{from: source, grouping: shuffle}]"""
 
 
-def one_run(sparse, bootstrap, records, guarantee, epoch_ms, tag):
+def one_run(sparse, bootstrap, records, guarantee, epoch_ms, tag, spout_options, direct):
     tmp = tempfile.mkdtemp(prefix="sparse-bench-eo-")
     topic_in, topic_out = "eo-bench-in-" + tag, "eo-bench-out-" + tag
     lines = "".join("k%d\t%s-%d\n" % (i % 97, "v" * 60, i) for i in range(records))
@@ -76,19 +80,29 @@ def one_run(sparse, bootstrap, records, guarantee, epoch_ms, tag):
     with open(os.path.join(tmp, "upper.py"), "w") as f:
         f.write(BOLT)
     with open(os.path.join(tmp, "bench.yaml"), "w") as f:
-        f.write(topology("eobench", topic_in, topic_out, "g-" + tag, guarantee, epoch_ms))
+        f.write(topology("eobench", topic_in, topic_out, "g-" + tag, guarantee, epoch_ms,
+                         spout_options, direct))
 
     seen = []  # (time, count) as the read_committed consumer gets records
-    consumer = subprocess.Popen(
-        [sparse, "kafka", "consume", "-b", bootstrap, "-t", topic_out, "--from-beginning",
-         "--max", str(records), "--json", "-X", "isolation.level=read_committed"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    consumer = None
+    done = threading.Event()
 
     def read():
+        # The output topic exists once the bolt wrote to it: until then the consumer refuses it.
+        nonlocal consumer
         n = 0
-        for _ in consumer.stdout:
-            n += 1
-            seen.append((time.monotonic(), n))
+        while not done.is_set() and n < records:
+            consumer = subprocess.Popen(
+                [sparse, "kafka", "consume", "-b", bootstrap, "-t", topic_out, "--from-beginning",
+                 "--max", str(records), "--idle", "0", "--json",
+                 "-X", "isolation.level=read_committed"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            for _ in consumer.stdout:
+                n += 1
+                seen.append((time.monotonic(), n))
+            consumer.wait()
+            if n == 0:
+                time.sleep(0.2)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -96,9 +110,11 @@ def one_run(sparse, bootstrap, records, guarantee, epoch_ms, tag):
     run = subprocess.Popen([sparse, "run", "bench.yaml", "-o", "kafka.bootstrap.servers=" + bootstrap],
                            cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     reader.join(timeout=600)
+    done.set()
     run.terminate()
     _, err = run.communicate(timeout=120)
-    consumer.kill()
+    if consumer and consumer.poll() is None:
+        consumer.kill()
     if not seen or seen[-1][1] < records:
         sys.exit("%s epoch %s: the consumer saw %d of %d records\n%s" %
                  (guarantee, epoch_ms, seen[-1][1] if seen else 0, records, err[-3000:]))
@@ -115,6 +131,10 @@ def main():
     ap.add_argument("--epochs", default="100,250,1000", help="epoch_ms values for exactly_once")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--bootstrap", help="a running broker (else one is started)")
+    ap.add_argument("--direct", action="store_true",
+                    help="kafka_spout -> kafka_bolt with no Python bolt: the runtime's own cost")
+    ap.add_argument("--spout-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a kafka_spout option for every run (repeatable)")
     args = ap.parse_args()
     sparse = os.path.join(os.path.abspath(args.build), "bin", "sparse")
     bootstrap = args.bootstrap
@@ -131,7 +151,8 @@ def main():
     for rnd in range(args.rounds):
         for g, e in variants:
             tag = "%d-%s-%d-%d" % (rnd, g, e, int(time.time()))
-            rate, total = one_run(sparse, bootstrap, args.records, g, e, tag)
+            rate, total = one_run(sparse, bootstrap, args.records, g, e, tag, args.spout_option,
+                                  args.direct)
             print("round %d %-13s epoch_ms %5s: %8.0f records/s, %.1f s in all" %
                   (rnd + 1, g, e or "-", rate, total), file=sys.stderr, flush=True)
             results[(g, e)].append(rate)

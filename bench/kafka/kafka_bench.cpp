@@ -189,6 +189,7 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, ConsumerMode 
   SetOrDie(conf.get(), "enable.auto.commit", "false");
   if (mode != ConsumerMode::kDefaults) {
     SetOrDie(conf.get(), "queued.min.messages", sparse::kafka::kSpoutQueuedMinMessages);
+    SetOrDie(conf.get(), "fetch.wait.max.ms", sparse::kafka::kSpoutFetchWaitMaxMs);
   }
   for (const auto& [k, v] : args.properties) SetOrDie(conf.get(), k, v);
   std::string error;

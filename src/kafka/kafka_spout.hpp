@@ -32,6 +32,8 @@ namespace sparse::kafka {
 // The consumer's queued.min.messages unless the user sets it (why: kafka_spout.cpp, where it is
 // applied). Here so that bench/kafka gives its bare consumer the same setting.
 inline constexpr const char* kSpoutQueuedMinMessages = "1000000";
+// And its fetch.wait.max.ms (why: kafka_spout.cpp too).
+inline constexpr const char* kSpoutFetchWaitMaxMs = "100";
 
 class KafkaSpout final : public runtime::BuiltinComponent {
  public:
