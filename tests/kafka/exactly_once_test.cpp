@@ -163,6 +163,31 @@ bolts:
     EXPECT_EQ(run.Wait(seconds(60)), 0) << run.Stderr();
   }
 
+  // Starts the run and kills it with SIGKILL `rounds` times. Round r runs for delay(r); when
+  // kill_child(r), the child whose command line contains `child` is then killed with SIGKILL
+  // (once the topology runs: a component that dies while it starts fails the start, by design)
+  // and the run goes on for another delay(r) before it is killed.
+  void KillRounds(int rounds, const std::function<milliseconds(int)>& delay,
+                  const std::string& child, const std::function<bool(int)>& kill_child) {
+    for (int round = 0; round < rounds; ++round) {
+      auto run = Run("kill" + std::to_string(round));
+      std::this_thread::sleep_for(delay(round));
+      if (kill_child(round)) {
+        ASSERT_TRUE(WaitFor(
+            *run, [&] { return Running(*run); }, seconds(60)))
+            << run->Stderr();
+        const pid_t pid = ChildWith(run->pid(), child);
+        ASSERT_GT(pid, 0) << "no child running " << child;
+        ::kill(pid, SIGKILL);
+        std::this_thread::sleep_for(delay(round));
+      }
+      ASSERT_FALSE(run->Wait(milliseconds(0))) << "the run ended before it was killed:\n"
+                                               << run->Stderr();
+      run->Signal(SIGKILL);
+      ASSERT_EQ(run->Wait(seconds(10)), 128 + SIGKILL);
+    }
+  }
+
   json Stats(const std::string& name) const {
     return json::parse(testing::ReadFile(dir_.path() / (name + ".stats.json")));
   }
@@ -267,24 +292,11 @@ TEST_P(ExactlyOnce, KillNineTenTimesNeitherLosesNorDuplicates) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> delay_ms(800, 3500);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (int round = 0; round < 10; ++round) {
-    auto run = Run("kill" + std::to_string(round));
-    std::this_thread::sleep_for(milliseconds(delay_ms(rng)));
-    if (round % 3 == 1) {
-      // A component dies too: its tuples fail, the epoch aborts and replays. Once running: a
-      // component that dies while the topology starts fails the start (exit 3), by design.
-      ASSERT_TRUE(WaitFor(
-          *run, [&] { return Running(*run); }, seconds(60)))
-          << run->Stderr();
-      const pid_t child = ChildWith(run->pid(), "transform.py");
-      if (child > 0) ::kill(child, SIGKILL);
-      std::this_thread::sleep_for(milliseconds(delay_ms(rng)));
-    }
-    ASSERT_FALSE(run->Wait(milliseconds(0))) << "the run ended before it was killed:\n"
-                                             << run->Stderr();
-    run->Signal(SIGKILL);
-    ASSERT_EQ(run->Wait(seconds(10)), 128 + SIGKILL);
-  }
+  // In rounds 1, 4 and 7 a component dies too: its tuples fail, the epoch aborts and replays.
+  KillRounds(
+      10, [&](int) { return milliseconds(delay_ms(rng)); }, "transform.py",
+      [](int round) { return round % 3 == 1; });
+  if (HasFatalFailure()) return;
 
   auto last = Run("last");
   DrainOnceAllCommitted(*last, kRecords, seconds(120));
@@ -323,22 +335,10 @@ bolts:
     options: {topic: )" + out_ + R"(, value_field: word}
     inputs: [{from: split, grouping: shuffle}]
 )");
-  for (int round = 0; round < 4; ++round) {
-    auto run = Run("kill" + std::to_string(round));
-    ASSERT_TRUE(WaitFor(
-        *run, [&] { return Running(*run); }, seconds(60)))
-        << run->Stderr();
-    std::this_thread::sleep_for(milliseconds(1000 + 400 * round));
-    if (round == 1) {
-      const pid_t child = ChildWith(run->pid(), "split_sentence");
-      ASSERT_GT(child, 0) << "no C++ child found";
-      ::kill(child, SIGKILL);
-      std::this_thread::sleep_for(milliseconds(1000));
-    }
-    ASSERT_FALSE(run->Wait(milliseconds(0))) << run->Stderr();
-    run->Signal(SIGKILL);
-    ASSERT_EQ(run->Wait(seconds(10)), 128 + SIGKILL);
-  }
+  KillRounds(
+      4, [](int round) { return milliseconds(1000 + 400 * round); }, "split_sentence",
+      [](int round) { return round == 1; });
+  if (HasFatalFailure()) return;
   auto last = Run("last");
   DrainOnceAllCommitted(*last, kRecords, seconds(120));
   if (HasFatalFailure()) return;
