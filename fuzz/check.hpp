@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <string_view>
 
-#define FUZZ_CHECK(cond, what)                                                              \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
+#define FUZZ_CHECK(cond, what)                                                                \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "fuzz property broken at %s:%d: %s\n  (%s)\n", __FILE__, __LINE__, \
-                   static_cast<const char*>(what), #cond);                                  \
-      std::abort();                                                                         \
-    }                                                                                       \
+                   static_cast<const char*>(what), #cond);                                    \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace sparse::fuzz {

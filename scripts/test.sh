@@ -4,7 +4,8 @@
 # Storm's own multilang libraries and pystorm/streamparse components, fetched by scripts/peers.sh;
 # `sparse submit` against a real single-node Storm cluster, scripts/storm-cluster.sh, ctest label
 # storm_real; the Kafka spout and end-to-end tests against a real Apache Kafka broker too,
-# scripts/kafka-server.sh, label kafka_real), then the sanitizer and fuzzing smoke passes.
+# scripts/kafka-server.sh, label kafka_real), then the formatting check and the sanitizer and
+# fuzzing smoke passes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -19,6 +20,7 @@ status=0
 # under ASan + UBSan, and every libFuzzer target on its seeds plus a few seconds of fuzzing. Run with `ctest` args, these are
 # skipped (a label or -R selects a group of the ctest suite only).
 if [ "$#" -eq 0 ]; then
+  "$root/scripts/check-format.sh" || status=1
   "$root/scripts/sanitize.sh" --ci || status=1
   "$root/scripts/fuzz.sh" --smoke || status=1
 fi

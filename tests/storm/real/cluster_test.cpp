@@ -1,11 +1,11 @@
 // `sparse submit`, `list`, `worker_uptime`, `slot_usage`, `deactivate`, `activate`, `rebalance`
 // and `kill` against a real Apache Storm cluster (cluster.hpp): each topology really runs in
-// Storm's worker JVM, whose ShellSpout/ShellBolt start sparse's launchers from the jar's resources/, and its output is
-// checked: the quickstarts' count bolts log their totals through multilang `log` (they land in
-// the worker's log), the counts fixture's bolts write files. The counts fixture in Flux form also
-// runs under `sparse run` and under Storm's own Flux, with the same counts. A direct-grouping
-// topology keeps the evidence of Storm's JSON defect that submit warns about. Errors Storm
-// returns reach the user as clear messages.
+// Storm's worker JVM, whose ShellSpout/ShellBolt start sparse's launchers from the jar's
+// resources/, and its output is checked: the quickstarts' count bolts log their totals through
+// multilang `log` (they land in the worker's log), the counts fixture's bolts write files. The
+// counts fixture in Flux form also runs under `sparse run` and under Storm's own Flux, with the
+// same counts. A direct-grouping topology keeps the evidence of Storm's JSON defect that submit
+// warns about. Errors Storm returns reach the user as clear messages.
 //
 // Waits are bounded polls of a distributed system; no assertion is about time.
 #include <gtest/gtest.h>

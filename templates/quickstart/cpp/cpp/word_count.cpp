@@ -18,7 +18,8 @@ class WordCount : public sparse::Bolt {
 
   void process_tick(int /*freq_secs*/) override {
     std::vector<std::pair<std::string, long long>> top(counts_.begin(), counts_.end());
-    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::sort(top.begin(), top.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string line = std::to_string(total_) + " words counted; top:";
     for (std::size_t i = 0; i < top.size() && i < 5; ++i) {
       line += (i ? ", " : " ") + top[i].first + "=" + std::to_string(top[i].second);
@@ -31,4 +32,6 @@ class WordCount : public sparse::Bolt {
   long long total_ = 0;
 };
 
-int main() { return sparse::run<WordCount>(); }
+int main() {
+  return sparse::run<WordCount>();
+}

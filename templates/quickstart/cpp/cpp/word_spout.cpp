@@ -42,4 +42,6 @@ class WordSpout : public sparse::Spout {
   long long next_id_ = 0;
 };
 
-int main() { return sparse::run<WordSpout>(); }
+int main() {
+  return sparse::run<WordSpout>();
+}
