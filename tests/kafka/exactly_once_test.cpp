@@ -454,6 +454,22 @@ TEST_P(ExactlyOnce, QuickstartVariantCountsClicksPerUserExactly) {
   EXPECT_EQ(dead[0].value, "not json");
 }
 
+TEST_P(ExactlyOnceEmbedded, OnTheEmbeddedBrokerTheRunSaysItIsOnlyAtLeastOnce) {
+  Process quickstart(
+      {kSparse, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
+      dir_.path(), "quickstart");
+  ASSERT_EQ(quickstart.Wait(seconds(30)), 0) << quickstart.Stderr();
+  Process run({kSparse, "run", "clicks_exactly_once", "-t", "2"}, dir_.path() / "demo", "run");
+  EXPECT_EQ(run.Wait(seconds(60)), 0) << run.Stderr();
+  EXPECT_NE(run.Stderr().find("the embedded broker does not keep Kafka transactions"),
+            std::string::npos)
+      << run.Stderr();
+  Process plain({kSparse, "run", "clicks", "-t", "1"}, dir_.path() / "demo", "plain");
+  EXPECT_EQ(plain.Wait(seconds(60)), 0) << plain.Stderr();
+  EXPECT_EQ(plain.Stderr().find("does not keep Kafka transactions"), std::string::npos)
+      << "said of an at-least-once topology";
+}
+
 TEST_P(ExactlyOnceEmbedded, EverySpoutMustTakePartAndSinksOutsideKafkaAreNamed) {
   dir_.Write("exactly.yaml", Topology() + R"(  - id: printer
     command: [python3, transform.py]
