@@ -311,9 +311,13 @@ bolts:
   EXPECT_NE(err.find("message larger than 67108864 bytes"), std::string::npos)
       << err.substr(0, 2000);
   // The limit (64 MiB) plus the runtime itself (~10 MB): JSON peaks at ~75 MB, MessagePack (whose
-  // unpacker keeps parsed strings in the buffers they arrived in) at ~90 MB.
+  // unpacker keeps parsed strings in the buffers they arrived in) at 90-110 MB, depending on how
+  // the child's writes and the runtime's reads interleave (measured 2026-12-04: 103-105 MB on an
+  // idle machine, 90-109 MB beside two busy loops). Before the fix it was 134-204 MB.
+  const bool msgpack = std::string(GetParam()).ends_with("msgpack");
   const long max_rss_kb = RuntimePeakKb(sb);
-  EXPECT_LT(max_rss_kb, 100 * 1024) << "the runtime held " << max_rss_kb / 1024 << " MB";
+  EXPECT_LT(max_rss_kb, (msgpack ? 120 : 100) * 1024)
+      << "the runtime held " << max_rss_kb / 1024 << " MB";
   ExpectNoLeftovers(sb);
 }
 
