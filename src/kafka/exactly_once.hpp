@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/lifetime_gate.hpp"
@@ -55,7 +56,7 @@ class EpochSource {
   // An epoch opened: emitting may resume.
   virtual void EpochOpened() = 0;
   // Whether the record behind `message_id` (this source's) is in flight in the current epoch.
-  virtual bool Live(const std::string& message_id) = 0;
+  virtual bool Live(std::string_view message_id) = 0;
 };
 
 // A bolt task whose state follows the epochs (the keyed aggregation).

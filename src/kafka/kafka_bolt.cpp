@@ -69,6 +69,9 @@ class KafkaBolt::Session {
   bool AdmitToEpoch(const runtime::BuiltinTuple& t, Record& r);
   // A record the producer refused (not QUEUE_FULL): its input fails, with an error.
   void ProduceFailed(const Record& r, rd_kafka_resp_err_t err);
+  // A delivery report: the input is acked when its record was written, else failed. Returns
+  // whether it was written.
+  bool Settle(const std::string& tuple_id, rd_kafka_resp_err_t err);
   void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why);
   void Report(const std::string& key, const std::string& message) {
     if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
@@ -174,19 +177,24 @@ void KafkaBolt::Session::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, 
   auto* self = static_cast<Session*>(opaque);
   std::unique_ptr<std::string> id(static_cast<std::string*>(msg->_private));
   if (!id) return;
-  --self->in_flight_;
-  if (!msg->err) {
-    self->Connected();
-    ++self->delivered_;
-    self->out_.Ack(*id);
-    return;
-  }
-  ++self->delivery_errors_;
+  if (self->Settle(*id, msg->err)) return;
   const std::string topic = msg->rkt ? rd_kafka_topic_name(msg->rkt) : "?";
   self->Report(std::string("delivery:") + rd_kafka_err2name(msg->err),
                "delivery to topic `" + topic + "` failed: " + rd_kafka_err2str(msg->err) +
                    "; input tuple failed (its spout may replay it)");
-  self->out_.Fail(*id);
+}
+
+bool KafkaBolt::Session::Settle(const std::string& tuple_id, rd_kafka_resp_err_t err) {
+  --in_flight_;
+  if (!err) {
+    Connected();
+    ++delivered_;
+    out_.Ack(tuple_id);
+    return true;
+  }
+  ++delivery_errors_;
+  out_.Fail(tuple_id);
+  return false;
 }
 
 void KafkaBolt::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
@@ -336,18 +344,10 @@ bool KafkaBolt::Session::ProduceTransactional(Record& r) {
   auto alive = gate_.ticket();
   const auto err = epochs_->Produce(r.topic, r.key, r.value,
                                     [this, alive, id = r.tuple_id](rd_kafka_resp_err_t err) {
-                                      if (!alive) return;
-                                      --in_flight_;
-                                      if (!err) {
-                                        Connected();
-                                        ++delivered_;
-                                        out_.Ack(id);
-                                        return;
-                                      }
-                                      // Purged by an abort (the tuple is stale), or a write that
-                                      // failed (its epoch aborts).
-                                      ++delivery_errors_;
-                                      out_.Fail(id);
+                                      // A failure here is a record purged by an abort (its tuple
+                                      // is stale) or a write that failed (its epoch aborts): no
+                                      // report of its own.
+                                      if (alive) Settle(id, err);
                                     });
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     ++queue_full_;

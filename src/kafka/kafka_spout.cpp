@@ -182,7 +182,7 @@ class KafkaSpout::Session final : public EpochSource {
   void EpochCommitted(const rd_kafka_topic_partition_list_t* offsets) override;
   void Rewind() override;
   void EpochOpened() override { out_.Wakeup(); }
-  bool Live(const std::string& message_id) override;
+  bool Live(std::string_view message_id) override;
 
  private:
   struct Partition {
@@ -1615,7 +1615,7 @@ void KafkaSpout::Session::Rewind() {
   }
 }
 
-bool KafkaSpout::Session::Live(const std::string& message_id) {
+bool KafkaSpout::Session::Live(std::string_view message_id) {
   std::int64_t slot = 0, offset = 0;
   if (!ParseMessageId(message_id, slot, offset)) return false;
   Partition* p = FindSlot(slot);

@@ -40,10 +40,12 @@ struct BuiltinTuple {
   const RootEdges* roots = nullptr;
 };
 
-// Where a pending tuple tree started: its spout task and the message id that spout gave it.
+// Where a pending tuple tree started: its spout task and the message id that spout gave it
+// (a view into the acker's record, valid during the current call only: sinks ask for every
+// input, so nothing is copied).
 struct TreeOrigin {
   int spout_task = 0;
-  std::string message_id;
+  std::string_view message_id;
 };
 
 // What a built-in component may do; implemented by the task that hosts it. Same semantics as the
