@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks that every tracked C and C++ file is formatted as .clang-format says (clang-format from
 # Debian, installed by scripts/setup.sh). Lists the files that are not, with the command that
-# formats them, and exits 1; formats nothing itself. CI runs it from scripts/test.sh.
+# formats them, and exits 1; formats nothing itself. CI runs it from scripts/test.sh. Then checks
+# that no two .cpp files of a folder define helpers of the same name (check-unity-names.py: the
+# unity build would put them in one translation unit).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -21,3 +23,4 @@ if [ "${#bad[@]}" -gt 0 ]; then
   exit 1
 fi
 echo "check-format: ${#files[@]} files formatted"
+python3 "$root/scripts/check-unity-names.py"

@@ -62,20 +62,8 @@ struct NameArgs {
   int wait = -1;
 };
 
-// The topology to kill: the argument or -n, else the project's only topology (streamparse's
-// default).
-std::string KillTarget(const NameArgs& a) {
-  if (!a.name.empty()) return a.name;
-  const auto project = CurrentProject();
-  const auto all = project ? ListTopologies(*project) : std::vector<fs::path>();
-  if (all.size() == 1) return all.front().stem().string();
-  throw CommandError(exit_code::kError,
-                     project ? "the project has several topologies: name the one to kill"
-                             : "name the topology to kill (not inside a project)");
-}
-
 int Kill(const NameArgs& a) {
-  const std::string name = KillTarget(a);
+  const std::string name = ClusterTopologyName(a.name, "kill");
   auto client = ConnectLeader(a.target.Seeds(), MakeClientOptions(a.target.timeout_secs));
   std::optional<int> wait;
   if (a.wait >= 0) wait = a.wait;

@@ -1,5 +1,7 @@
-// `sparse stats`: the numbers of a running topology, fetched from its web view and printed with
-// the same table as the end of `sparse run`, or as JSON in the web API's key names.
+// `sparse stats`: the numbers of a running topology, printed with the same table as the end of
+// `sparse run`, or as JSON in the web API's key names. A `sparse run` here is read through its
+// web view; a Storm cluster topology (-e/--nimbus) through Nimbus's getTopologyPageInfo, the
+// numbers Storm's UI shows (storm/page_stats).
 #include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -7,6 +9,8 @@
 #include "cli/console.hpp"
 #include "cli/observability_commands.hpp"
 #include "cli/run_observability.hpp"
+#include "cli/storm_commands.hpp"
+#include "storm/page_stats.hpp"
 #include "web/api.hpp"
 #include "web/http_client.hpp"
 
@@ -17,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct StatsArgs {
-  ClusterTarget cluster;
+  NimbusTarget cluster;
   std::string name;  // streamparse's -n: the topology, checked against the running one
   bool all = false;  // streamparse's --all: every component (overrides -c)
   std::string component;
@@ -79,14 +83,70 @@ std::string BaseUrl(const StatsArgs& args) {
   return url;
 }
 
-int Stats(const StatsArgs& args) {
-  if (args.cluster.Asked()) {
-    return RefuseClusterTopology(
-        "stats", args.cluster,
-        "Storm's UI has a cluster topology's numbers (in the browser, or its REST API: "
-        "http://UI_HOST:UI_PORT/api/v1/topology/summary, ui.port 8080 by default, on the machine "
-        "that runs `storm ui`)");
+// Keeps only the component asked for (-c without --all); false, having said so, when there is
+// none of that name.
+bool SelectComponent(const StatsArgs& args, runtime::ClusterSnapshot& snapshot,
+                     const std::string& where) {
+  if (args.component.empty() || args.all) return true;
+  std::string known;
+  for (const auto& c : snapshot.components) known += " " + c.id;
+  std::erase_if(snapshot.components, [&](const auto& c) { return c.id != args.component; });
+  if (!snapshot.components.empty()) return true;
+  std::cerr << "sparse: error: no component `" << args.component << "` in " << where
+            << "; it has:" << known << "\n";
+  return false;
+}
+
+int Print(const StatsArgs& args, const runtime::ClusterSnapshot& snapshot, const std::string& name,
+          const std::string& header) {
+  if (args.json) {
+    std::cout << web::SnapshotJson(snapshot, name).dump(2) << "\n";
+    return exit_code::kOk;
   }
+  std::cerr << header << "\n";
+  PrintSummary(std::cout, snapshot);
+  return exit_code::kOk;
+}
+
+// A topology on a Storm cluster: Storm's own numbers for the window, from the leader Nimbus.
+int ClusterStats(const StatsArgs& args) {
+  return RunStormCommand([&] {
+    const std::string window = args.window == "all-time" ? ":all-time" : args.window;
+    if (!storm::IsStormWindow(window)) {
+      throw CommandError(exit_code::kError,
+                         "--window " + args.window +
+                             ": Storm keeps a cluster topology's numbers for 600, 10800 or "
+                             "86400 seconds, or :all-time");
+    }
+    const std::string name = ClusterTopologyName(args.name, "show");
+    auto client = ConnectLeader(args.cluster.Seeds(), MakeClientOptions(args.cluster.timeout_secs));
+    const std::string nimbus = "Nimbus " + client->address().ToString();
+    std::string id, running;
+    for (const auto& t : client->GetClusterInfo().topologies) {
+      if (t.name == name) id = t.id;
+      running += " " + t.name;
+    }
+    if (id.empty()) {
+      throw CommandError(exit_code::kError,
+                         "no topology `" + name + "` on " + nimbus +
+                             (running.empty() ? " (it runs none)" : "; it runs:" + running));
+    }
+    const auto page = client->GetTopologyPageInfo(id, window);
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    runtime::ClusterSnapshot snapshot = storm::SnapshotFromPageInfo(page, now);
+    if (!SelectComponent(args, snapshot, id)) return exit_code::kError;
+    return Print(args, snapshot, name,
+                 "topology " + name + " (" + id +
+                     "): " + (page.__isset.status ? page.status : "?") + ", up " +
+                     UptimeText(page.uptime_secs) + "; window " + window + " (" + nimbus +
+                     "; Storm samples its counts, topology.stats.sample.rate)");
+  });
+}
+
+int Stats(const StatsArgs& args) {
+  if (!args.cluster.nimbus.empty() || !args.cluster.env.empty()) return ClusterStats(args);
   const std::string base = BaseUrl(args);
   const auto summary = GetJson(base + "api/v1/topology/summary");
   const auto& topologies = summary.at("topologies");
@@ -101,74 +161,42 @@ int Stats(const StatsArgs& args) {
               << "` (" << base << ")\n";
     return exit_code::kError;
   }
-  if (!args.component.empty() && !args.all) {
-    std::erase_if(snapshot.components, [&](const auto& c) { return c.id != args.component; });
-    if (snapshot.components.empty()) {
-      std::string known;
-      for (const char* list : {"spouts", "bolts"}) {
-        for (const auto& c : topology.at(list)) known += " " + c.at("id").get<std::string>();
-      }
-      std::cerr << "sparse: error: no component `" << args.component << "` in " << id
-                << "; it has:" << known << "\n";
-      return exit_code::kError;
-    }
-  }
-  if (args.json) {
-    std::cout << web::SnapshotJson(snapshot, name).dump(2) << "\n";
-    return exit_code::kOk;
-  }
-  std::cerr << "topology " << name << ": " << snapshot.state << ", up "
-            << topology.at("uptime").get<std::string>() << "; window "
-            << topology.at("windowHint").get<std::string>() << " (" << base << ")\n";
-  PrintSummary(std::cout, snapshot);
-  return exit_code::kOk;
+  if (!SelectComponent(args, snapshot, id)) return exit_code::kError;
+  return Print(args, snapshot, name,
+               "topology " + name + ": " + snapshot.state + ", up " +
+                   topology.at("uptime").get<std::string>() + "; window " +
+                   topology.at("windowHint").get<std::string>() + " (" + base + ")");
 }
 
 }  // namespace
-
-void AddClusterTargetOptions(CLI::App* cmd, ClusterTarget& target) {
-  cmd->add_option("-e,--env,--environment", target.env,
-                  "A topology on this environment's Storm cluster: not read yet (says where)");
-  cmd->add_option("--nimbus", target.nimbus,
-                  "A topology on the Storm cluster of this Nimbus: not read yet (says where)");
-}
-
-int RefuseClusterTopology(const std::string& command, const ClusterTarget& target,
-                          const std::string& where) {
-  const std::string cluster =
-      target.nimbus.empty() ? "environment `" + target.env + "`" : "Nimbus " + target.nimbus;
-  std::cerr << "sparse: error: `sparse " << command
-            << "` reads a topology that `sparse run` runs on this machine; it does not read a "
-               "Storm cluster ("
-            << cluster << ") yet. " << where
-            << ". `sparse list` shows each cluster topology's status, workers, executors and "
-               "tasks.\n";
-  return exit_code::kError;
-}
 
 void RegisterStats(CLI::App& app, Action& action) {
   auto args = std::make_shared<StatsArgs>();
   CLI::App* cmd = app.add_subcommand("stats", "Show the statistics of a running topology");
   cmd->footer(
       R"(Finds the topology that `sparse run` is running in this folder (or a parent) through
-its .sparse/run.json, and prints the same table as the end of the run.
+its .sparse/run.json, and prints the same table as the end of the run. With -e/--nimbus, the
+topology of that name on a Storm cluster (default: the project's), with the numbers Storm's UI
+shows for the window (600, 10800, 86400 or :all-time), read from Nimbus.
 
 Examples:
   sparse stats                    every component, since the start of the run
   sparse stats -c count --json    one component, as JSON
   sparse stats -n wordcount --all   streamparse's flags: the topology, every component
   sparse stats --window 600       the last 10 minutes
-  sparse stats --url http://127.0.0.1:8080/)");
+  sparse stats --url http://127.0.0.1:8080/
+  sparse stats -n wordcount -e prod --window 600   a topology on Storm, the last 10 minutes)");
   cmd->add_option("-n,--name", args->name,
                   "The topology (streamparse's flag): checked against the one running here");
   cmd->add_option("-c,--component", args->component, "Only this component");
   cmd->add_flag("--all", args->all, "Every component, even with -c (streamparse's flag)");
   cmd->add_flag("--json", args->json,
                 "Print JSON, in the key names of the web view's API (/api/v1/topology/<id>)");
-  AddClusterTargetOptions(cmd, args->cluster);
+  AddNimbusOptions(cmd, args->cluster, "-e,--env,--environment");
   cmd->add_option("--url", args->url, "The web view's address (default: from .sparse/run.json)");
   cmd->add_option("--window", args->window,
-                  "Seconds up to now (1-600), or :all-time (default: :all-time)");
+                  "Seconds up to now (1-600; on Storm 600, 10800 or 86400), or :all-time "
+                  "(default: :all-time)");
   cmd->callback([args, &action] { action = [args] { return Stats(*args); }; });
 }
 

@@ -19,6 +19,34 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `tail` reads the logs of a `sparse run` on this machine. Asked about a Storm cluster topology
+// (-e ENV or --nimbus), it says where Storm keeps them: sparse does not read Storm's logviewer.
+struct ClusterTarget {
+  std::string env;
+  std::string nimbus;
+  bool Asked() const { return !env.empty() || !nimbus.empty(); }
+};
+
+void AddClusterTargetOptions(CLI::App* cmd, ClusterTarget& target) {
+  cmd->add_option("-e,--env,--environment", target.env,
+                  "A topology on this environment's Storm cluster: says where its logs are");
+  cmd->add_option("--nimbus", target.nimbus,
+                  "A topology on the Storm cluster of this Nimbus: says where its logs are");
+}
+
+int RefuseClusterTopology(const std::string& command, const ClusterTarget& target,
+                          const std::string& where) {
+  const std::string cluster =
+      target.nimbus.empty() ? "environment `" + target.env + "`" : "Nimbus " + target.nimbus;
+  std::cerr << "sparse: error: `sparse " << command
+            << "` reads a topology that `sparse run` runs on this machine; it does not read a "
+               "Storm cluster ("
+            << cluster << ") yet. " << where
+            << ". `sparse list` shows each cluster topology's status, workers, executors and "
+               "tasks.\n";
+  return exit_code::kError;
+}
+
 constexpr std::uintmax_t kMaxInitialBytes = 4 << 20;  // per file, for the last -n entries
 constexpr auto kPollEvery = std::chrono::milliseconds(200);
 

@@ -132,4 +132,9 @@ fs::path ResolveTopology(const std::optional<std::string>& arg,
   return all.front();
 }
 
+std::string YamlWhere(const fs::path& file, const YAML::Node& node) {
+  const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+  return file.string() + (line > 0 ? ":" + std::to_string(line) : "");
+}
+
 }  // namespace sparse::cli

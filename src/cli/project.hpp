@@ -51,4 +51,7 @@ std::filesystem::path ResolveTopology(const std::optional<std::string>& arg,
 
 std::vector<std::filesystem::path> ListTopologies(const Project& project);
 
+// "file:line" of a YAML node for messages (just "file" when the node has no position).
+std::string YamlWhere(const std::filesystem::path& file, const YAML::Node& node);
+
 }  // namespace sparse::cli

@@ -136,7 +136,7 @@ LineCheck CheckLine(const std::string& raw, const fs::path& base) {
   throw PythonDepsError(code, message);
 }
 
-std::string ReadText(const fs::path& file) {
+std::string ReadTextOrEmpty(const fs::path& file) {
   std::ifstream in(file);
   std::stringstream buf;
   buf << in.rdbuf();
@@ -271,7 +271,7 @@ std::optional<Requirements> FindRequirements(const Project& project, const std::
     r.file = StreamparseRequirementsFile(project, topology);
     std::error_code ec;
     if (!fs::is_regular_file(r.file, ec)) return std::nullopt;
-    std::istringstream in(ReadText(r.file));
+    std::istringstream in(ReadTextOrEmpty(r.file));
     std::string line, logical;
     int number = 0, first = 0;
     while (std::getline(in, line)) {

@@ -102,6 +102,11 @@ std::filesystem::path DefaultJarPath(const StormTopologySource& source);
 // with exit code 2 (invalid configuration), naming the file and line.
 std::optional<Project> CurrentProject();
 
+// The name of the cluster topology a command acts on: `given` when set, else the project's only
+// topology (or its default_topology), as streamparse does. CommandError (exit 1) otherwise, with
+// `verb` in the message ("name the topology to kill").
+std::string ClusterTopologyName(const std::string& given, const std::string& verb);
+
 storm::ClientOptions MakeClientOptions(double timeout_secs);
 
 // ConnectToLeader, printing redirection notes to stderr.

@@ -100,21 +100,16 @@ nlohmann::json Environment::TopologyOptions() const {
 
 namespace {
 
-std::string Where(const fs::path& file, const YAML::Node& node) {
-  const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-  return file.string() + (line > 0 ? ":" + std::to_string(line) : "");
-}
-
 storm::NimbusAddress ParseSeed(const fs::path& file, const YAML::Node& node) {
   if (!node.IsScalar()) {
     throw CommandError(exit_code::kInvalidTopology,
-                       Where(file, node) + ": `nimbus` must be HOST:PORT or a list of them");
+                       YamlWhere(file, node) + ": `nimbus` must be HOST:PORT or a list of them");
   }
   try {
     return storm::ParseNimbusAddress(node.Scalar());
   } catch (const std::invalid_argument& e) {
     throw CommandError(exit_code::kInvalidTopology,
-                       Where(file, node) + ": `nimbus`: " + std::string(e.what()));
+                       YamlWhere(file, node) + ": `nimbus`: " + std::string(e.what()));
   }
 }
 
@@ -125,6 +120,21 @@ std::optional<Project> CurrentProject() {
     return FindProject(fs::current_path());
   } catch (const std::runtime_error& e) {
     throw CommandError(exit_code::kInvalidTopology, e.what());
+  }
+}
+
+std::string ClusterTopologyName(const std::string& given, const std::string& verb) {
+  if (!given.empty()) return given;
+  const auto project = CurrentProject();
+  if (!project) {
+    throw CommandError(exit_code::kError,
+                       "name the topology to " + verb + " (not inside a project)");
+  }
+  try {
+    return ResolveTopology(std::nullopt, project).stem().string();
+  } catch (const std::runtime_error& e) {
+    throw CommandError(exit_code::kError,
+                       "name the topology to " + verb + ": " + std::string(e.what()));
   }
 }
 
@@ -141,7 +151,7 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
     for (const auto& kv : envs) known.push_back(kv.first.as<std::string>());
   } else if (envs && !envs.IsNull()) {
     throw CommandError(exit_code::kInvalidTopology,
-                       Where(file, envs) + ": `environments` must map names to settings");
+                       YamlWhere(file, envs) + ": `environments` must map names to settings");
   }
   const YAML::Node node = envs && envs.IsMap() ? envs[name] : YAML::Node();
   if (!node) {
@@ -153,7 +163,7 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
   }
   if (!node.IsMap()) {
     throw CommandError(exit_code::kInvalidTopology,
-                       Where(file, node) + ": environment `" + name +
+                       YamlWhere(file, node) + ": environment `" + name +
                            "` must be a mapping with nimbus, workers, options");
   }
   Environment env;
@@ -175,19 +185,20 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
         workers = 0;
       }
       if (workers < 1) {
-        throw CommandError(exit_code::kInvalidTopology,
-                           Where(file, value) + ": `workers` must be a whole number of at least 1");
+        throw CommandError(
+            exit_code::kInvalidTopology,
+            YamlWhere(file, value) + ": `workers` must be a whole number of at least 1");
       }
       env.workers = workers;
     } else if (key == "options") {
       if (!value.IsMap()) {
         throw CommandError(exit_code::kInvalidTopology,
-                           Where(file, value) + ": `options` must map config keys to values");
+                           YamlWhere(file, value) + ": `options` must map config keys to values");
       }
       env.options = runtime::YamlToJson(value);
     } else {
       // Other subsystems may add their own keys; say so without failing.
-      std::cerr << "sparse: warning: " << Where(file, kv.first) << ": environment `" << name
+      std::cerr << "sparse: warning: " << YamlWhere(file, kv.first) << ": environment `" << name
                 << "`: `" << key << "` is not used by Storm commands (known: nimbus, workers, "
                 << "options)\n";
     }

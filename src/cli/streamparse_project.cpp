@@ -38,11 +38,6 @@ std::string ReadText(const fs::path& file) {
   return buf.str();
 }
 
-std::string Where(const fs::path& file, const YAML::Node& node) {
-  return node.Mark().line >= 0 ? file.string() + ":" + std::to_string(node.Mark().line + 1)
-                               : file.string();
-}
-
 // config.json as YAML nodes (JSON is YAML, and the nodes keep their lines for messages); JSON
 // that yaml-cpp reads differently (tabs) goes through nlohmann first, without lines.
 YAML::Node LoadJsonAsYaml(const fs::path& file) {
@@ -83,7 +78,7 @@ void LoadStreamparseProject(Project& p) {
   std::string specs = "topologies";
   if (in["topology_specs"]) {
     if (!in["topology_specs"].IsScalar()) {
-      throw std::runtime_error(Where(file, in["topology_specs"]) +
+      throw std::runtime_error(YamlWhere(file, in["topology_specs"]) +
                                ": `topology_specs` must be a folder name");
     }
     specs = in["topology_specs"].Scalar();
@@ -98,7 +93,7 @@ void LoadStreamparseProject(Project& p) {
   std::vector<std::string> ignored;  // "key (why)"
   auto serializer_of = [&](const YAML::Node& node) {
     if (!node.IsScalar()) {
-      throw std::runtime_error(Where(file, node) + ": `serializer` must be json or msgpack");
+      throw std::runtime_error(YamlWhere(file, node) + ": `serializer` must be json or msgpack");
     }
     return node.Scalar();
   };
@@ -109,7 +104,7 @@ void LoadStreamparseProject(Project& p) {
     } else if (key == "virtualenv_specs") {
       // The folder of the requirements files (python_deps.hpp).
       if (!kv.second.IsScalar()) {
-        throw std::runtime_error(Where(file, kv.second) +
+        throw std::runtime_error(YamlWhere(file, kv.second) +
                                  ": `virtualenv_specs` must be a folder name");
       }
       config["virtualenv_specs"] = kv.second.Scalar();
@@ -120,14 +115,14 @@ void LoadStreamparseProject(Project& p) {
   YAML::Node envs(YAML::NodeType::Map);
   if (const YAML::Node in_envs = in["envs"]) {
     if (!in_envs.IsMap()) {
-      throw std::runtime_error(Where(file, in_envs) + ": `envs` must map names to settings");
+      throw std::runtime_error(YamlWhere(file, in_envs) + ": `envs` must map names to settings");
     }
     std::map<std::string, std::set<std::string>> by_reason;
     for (const auto& e : in_envs) {
       const std::string name = e.first.as<std::string>();
       const YAML::Node& settings = e.second;
       if (!settings.IsMap()) {
-        throw std::runtime_error(Where(file, settings) + ": environment `" + name +
+        throw std::runtime_error(YamlWhere(file, settings) + ": environment `" + name +
                                  "` must be an object");
       }
       YAML::Node env(YAML::NodeType::Map);

@@ -20,8 +20,6 @@ namespace sparse::kafka {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr auto kCloseTimeout = std::chrono::seconds(5);
-constexpr auto kMetricsEvery = std::chrono::seconds(1);
 
 std::string FieldList(const std::vector<std::string>& fields) {
   std::string s;

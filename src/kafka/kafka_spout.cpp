@@ -41,8 +41,6 @@ constexpr int kOffsetsForTimesTimeoutMs = 10000;
 constexpr int kCommittedTimeoutMs = 5000;
 constexpr auto kCommittedRetryPause = std::chrono::milliseconds(500);
 constexpr int kCommittedTries = 20;
-constexpr auto kCloseTimeout = std::chrono::seconds(5);
-constexpr auto kMetricsEvery = std::chrono::seconds(1);
 // In group mode librdkafka must be polled even while the spout emits nothing (rebalances,
 // max.poll.interval.ms): the timer polls when NextTuple has not for this long.
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);

@@ -23,7 +23,6 @@ using Clock = std::chrono::steady_clock;
 using Totals = std::unordered_map<std::string, std::string>;  // key JSON -> total JSON
 constexpr int kRestoreTimeoutMs = 60'000;
 constexpr auto kRestoreRetry = std::chrono::seconds(2);
-constexpr auto kMetricsEvery = std::chrono::seconds(1);
 
 struct RestoreResult {
   std::optional<std::string> error;

@@ -17,6 +17,7 @@
 // Kafka component, so one topology runs against the embedded broker and a real cluster.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +25,11 @@
 #include <vector>
 
 namespace sparse::kafka {
+
+// Timing every Kafka built-in shares: how often it publishes its gauges (the web view and
+// `sparse stats` show them), and how long closing a client may take before it is abandoned.
+inline constexpr auto kMetricsEvery = std::chrono::seconds(1);
+inline constexpr auto kCloseTimeout = std::chrono::seconds(5);
 
 // Config key that overrides the bootstrap servers of every Kafka component.
 inline constexpr const char* kBootstrapOverrideKey = "kafka.bootstrap.servers";

@@ -9,12 +9,6 @@ namespace sparse::multilang {
 
 namespace {
 
-template <typename Int>
-void AppendInt(std::string& out, Int v) {
-  char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
 // Storm's tuple ids are decimal strings.
 void PackIdString(std::string& out, std::uint64_t id) {
   char buf[24];
@@ -24,7 +18,7 @@ void PackIdString(std::string& out, std::uint64_t id) {
 
 void JsonIdField(std::string& out, std::uint64_t id) {
   out += "{\"id\":\"";
-  AppendInt(out, id);
+  AppendJsonInt(out, id);
   out += '"';
 }
 
@@ -69,7 +63,7 @@ std::optional<std::string> HostEncoder::Tuple(std::string& out, std::uint64_t id
   out += ",\"stream\":";
   AppendJsonString(out, stream);
   out += ",\"task\":";
-  AppendInt(out, task);
+  AppendJsonInt(out, task);
   out += ",\"tuple\":";
   out += values_json;
   out += '}';
@@ -95,7 +89,7 @@ void HostEncoder::Tick(std::string& out, std::uint64_t id, std::int64_t freq_sec
   }
   JsonIdField(out, id);
   out += ",\"comp\":\"__system\",\"stream\":\"__tick\",\"task\":-1,\"tuple\":[";
-  AppendInt(out, freq_secs);
+  AppendJsonInt(out, freq_secs);
   out += "]}";
   Frame(out);
 }
@@ -129,7 +123,7 @@ void HostEncoder::TaskIds(std::string& out, const std::vector<int>& tasks) const
   out += '[';
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (i) out += ',';
-    AppendInt(out, tasks[i]);
+    AppendJsonInt(out, tasks[i]);
   }
   out += ']';
   Frame(out);

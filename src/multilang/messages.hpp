@@ -4,6 +4,8 @@
 // to receiving tasks without decoding and re-encoding them.
 #pragma once
 
+#include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -63,6 +65,13 @@ void AppendJsonString(std::string& out, std::string_view s);
 // Writes the JSON escape of one byte that must be escaped in a string: '"', '\\' or a control
 // character below 0x20 (short forms where JSON has them, \u00XX otherwise).
 void AppendJsonEscape(std::string& out, unsigned char c);
+
+// Writes an integer as JSON (decimal) text to `out`.
+template <std::integral Int>
+void AppendJsonInt(std::string& out, Int v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
 
 // Truncates a message for error reports.
 std::string Truncate(std::string_view s, std::size_t max = 400);

@@ -29,13 +29,6 @@ void AppendNumber(std::string& out, double v) {
     out += ".0";
 }
 
-template <typename Int>
-void AppendInt(std::string& out, Int v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
 // JSON text of a decoded object. Depth is bounded by the unpacker's limit.
 std::optional<std::string> ToJson(const msgpack::object& o, std::string& out) {
   switch (o.type) {
@@ -46,10 +39,10 @@ std::optional<std::string> ToJson(const msgpack::object& o, std::string& out) {
       out += o.via.boolean ? "true" : "false";
       return std::nullopt;
     case msgpack::type::POSITIVE_INTEGER:
-      AppendInt(out, o.via.u64);
+      AppendJsonInt(out, o.via.u64);
       return std::nullopt;
     case msgpack::type::NEGATIVE_INTEGER:
-      AppendInt(out, o.via.i64);
+      AppendJsonInt(out, o.via.i64);
       return std::nullopt;
     case msgpack::type::FLOAT32:
     case msgpack::type::FLOAT64:

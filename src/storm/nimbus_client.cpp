@@ -388,6 +388,15 @@ gen::TopologyInfo NimbusClient::GetTopologyInfo(const std::string& id) {
   });
 }
 
+gen::TopologyPageInfo NimbusClient::GetTopologyPageInfo(const std::string& id,
+                                                        const std::string& window) {
+  return impl_->Call("getTopologyPageInfo", [&] {
+    gen::TopologyPageInfo out;
+    impl_->client->getTopologyPageInfo(out, id, window, false);
+    return out;
+  });
+}
+
 std::optional<bool> NimbusClient::IsTopologyNameAllowed(const std::string& name) {
   try {
     return impl_->Call("isTopologyNameAllowed",

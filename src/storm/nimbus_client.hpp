@@ -88,6 +88,9 @@ class NimbusClient {
   gen::ClusterSummary GetClusterInfo();
   // The topology of that id (TopologySummary::id, not its name): its executors and workers.
   gen::TopologyInfo GetTopologyInfo(const std::string& id);
+  // Storm UI's numbers of that topology for `window` (see storm.thrift), its system components
+  // (__acker, ...) left out.
+  gen::TopologyPageInfo GetTopologyPageInfo(const std::string& id, const std::string& window);
   // nullopt when the server does not know the call (older Storm).
   std::optional<bool> IsTopologyNameAllowed(const std::string& name);
 

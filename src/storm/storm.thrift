@@ -179,6 +179,67 @@ struct TopologyInfo {
   5: optional string status
 }
 
+// ---------------------------------------------------------------------------------------------
+// What `sparse stats` reads of a cluster topology: the per-component totals Storm's UI shows
+// (getTopologyPageInfo aggregates the executors' heartbeats for one window). Fields after
+// id_to_bolt_agg_stats (topology_stats, workers, resources) are skipped.
+
+struct ErrorInfo {
+  1: optional string error
+  2: optional i32 error_time_secs
+  3: optional string host
+  4: optional i32 port
+}
+
+struct CommonAggregateStats {
+  1: optional i32 num_executors
+  2: optional i32 num_tasks
+  3: optional i64 emitted
+  4: optional i64 transferred
+  5: optional i64 acked
+  6: optional i64 failed
+}
+
+struct SpoutAggregateStats {
+  1: optional double complete_latency_ms
+}
+
+struct BoltAggregateStats {
+  1: optional double execute_latency_ms
+  2: optional double process_latency_ms
+  3: optional i64 executed
+  4: optional double capacity
+}
+
+union SpecificAggregateStats {
+  1: BoltAggregateStats bolt
+  2: SpoutAggregateStats spout
+}
+
+enum ComponentType {
+  BOLT = 1,
+  SPOUT = 2
+}
+
+struct ComponentAggregateStats {
+  1: optional ComponentType type
+  2: optional CommonAggregateStats common_stats
+  3: optional SpecificAggregateStats specific_stats
+  4: optional ErrorInfo last_error
+}
+
+struct TopologyPageInfo {
+  1: optional string id
+  2: optional string name
+  3: optional i32 uptime_secs
+  4: optional string status
+  5: optional i32 num_tasks
+  6: optional i32 num_workers
+  7: optional i32 num_executors
+  9: optional map<string, ComponentAggregateStats> id_to_spout_agg_stats
+  10: optional map<string, ComponentAggregateStats> id_to_bolt_agg_stats
+}
+
 service Nimbus {
   void submitTopologyWithOpts(1: string name, 2: string uploadedJarLocation, 3: string jsonConf,
                               4: StormTopology topology, 5: SubmitOptions options)
@@ -209,6 +270,10 @@ service Nimbus {
   NimbusSummary getLeader() throws (1: AuthorizationException aze)
 
   TopologyInfo getTopologyInfo(1: string id)
+      throws (1: NotAliveException e, 2: AuthorizationException aze)
+
+  // `window`: seconds as a string ("600", "10800", "86400") or ":all-time", Storm's windows.
+  TopologyPageInfo getTopologyPageInfo(1: string id, 2: string window, 3: bool is_include_sys)
       throws (1: NotAliveException e, 2: AuthorizationException aze)
 
   bool isTopologyNameAllowed(1: string name) throws (1: AuthorizationException aze)

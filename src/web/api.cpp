@@ -8,7 +8,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Pretty(double secs) {
+std::string UptimeText(double secs) {
   return Window{std::max(0.0, secs)}.Pretty();
 }
 
@@ -144,6 +144,7 @@ void ErrorLog::Add(ErrorEntry entry) {
 std::string StormStatus(const std::string& state, bool active) {
   if (state == "running") return active ? "ACTIVE" : "INACTIVE";
   if (state == "starting") return "INACTIVE";
+  if (state == "rebalancing") return "REBALANCING";  // a Storm cluster topology (sparse stats -e)
   return "KILLED";
 }
 
@@ -284,7 +285,7 @@ json TopologySummaryJson(const TopologyInfo& info, const runtime::ClusterSnapsho
          {"status", StormStatus(latest.state, latest.active)},
          {"state", latest.state},
          {"active", latest.active},
-         {"uptime", Pretty(latest.uptime_secs)},
+         {"uptime", UptimeText(latest.uptime_secs)},
          {"uptimeSeconds", static_cast<std::int64_t>(latest.uptime_secs)},
          {"uptimeSecs", latest.uptime_secs},
          {"tasksTotal", latest.tasks_total},

@@ -56,8 +56,8 @@ class ErrorLog {
 };
 
 // Storm UI's topology status for a sparse state: running -> ACTIVE (INACTIVE when deactivated),
-// starting -> INACTIVE, draining/stopping/stopped -> KILLED (Storm's name for a topology being
-// shut down).
+// starting -> INACTIVE, rebalancing (a cluster topology's) -> REBALANCING,
+// draining/stopping/stopped -> KILLED (Storm's name for a topology being shut down).
 std::string StormStatus(const std::string& state, bool active = true);
 
 // One component's stats (already windowed) as a flat object. Every component gets every field;

@@ -1,5 +1,7 @@
 // Unit tests of the adapter's building blocks: framing, the output writer, JSON text helpers and
 // typed tuple access. No processes involved.
+#include "harness.hpp"
+
 #include <sparse/protocol.hpp>
 #include <sparse/tuple.hpp>
 
@@ -20,6 +22,7 @@ namespace {
 using sparse::json;
 using sparse::detail::FrameDecoder;
 using sparse::detail::Wire;
+using sparse_test::drain;
 
 constexpr std::size_t kDefaultLimit = std::size_t{256} << 20;
 
@@ -172,14 +175,6 @@ TEST(FrameReader, CancelFdInterruptsABlockedRead) {
 }
 
 // Reads everything currently in a pipe (non-blocking).
-std::string drain(int fd) {
-  std::string all;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) all.append(buffer, std::size_t(got));
-  return all;
-}
-
 class OutputTest : public ::testing::Test {
  protected:
   void SetUp() override {

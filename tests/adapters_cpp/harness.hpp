@@ -30,6 +30,15 @@
 
 namespace sparse_test {
 
+// Everything readable now from a non-blocking pipe end.
+inline std::string drain(int fd) {
+  std::string all;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) all.append(buffer, std::size_t(got));
+  return all;
+}
+
 using sparse::json;
 using sparse::detail::Wire;
 using namespace std::chrono_literals;

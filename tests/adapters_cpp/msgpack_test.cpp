@@ -53,7 +53,7 @@ std::string ours_packed(const json& value) {
   return out;
 }
 
-std::optional<json> ours(std::string_view data) {
+std::optional<json> ours_msgpack(std::string_view data) {
   try {
     return sparse::detail::parse_message(Wire::msgpack, data);
   } catch (const sparse::ProtocolError&) {
@@ -61,7 +61,7 @@ std::optional<json> ours(std::string_view data) {
   }
 }
 
-std::optional<json> reference(std::string_view data) {
+std::optional<json> reference_msgpack(std::string_view data) {
   try {
     return json::from_msgpack(data.begin(), data.end());
   } catch (const json::exception&) {
@@ -260,7 +260,7 @@ TEST(MsgpackFraming, ElementsStillExpectedCountAgainstTheLimit) {
 TEST(MsgpackFraming, NestingDeeperThanTheLimitIsRefused) {
   const std::string ok = nested_arrays(mp::kMaxDepth);
   ASSERT_EQ(frame(ok).size(), 1u);
-  EXPECT_TRUE(ours(ok).has_value());  // the reader has the same limit
+  EXPECT_TRUE(ours_msgpack(ok).has_value());  // the reader has the same limit
   for (int depth : {mp::kMaxDepth + 1, 100000}) {
     try {
       frame(nested_arrays(depth));
@@ -395,7 +395,7 @@ json::value_t read_back_type(const json& value) {
 TEST(MsgpackReader, DecodesWhatNlohmannEncodes) {
   for (const json& value : corpus(true)) {
     const std::string data = packed(value);
-    const auto got = ours(data);
+    const auto got = ours_msgpack(data);
     ASSERT_TRUE(got.has_value()) << value.dump().substr(0, 100);
     EXPECT_EQ(*got, value) << value.dump().substr(0, 100);
     EXPECT_EQ(got->type(), read_back_type(value)) << value.dump().substr(0, 100);
@@ -427,7 +427,7 @@ TEST(MsgpackReader, IntegerTypesFollowTheJsonReader) {
       {bytes({0x82, 0xa1, 'k', 0x01, 0xa1, 'k', 0x02}), json{{"k", 2}}},  // last key wins
   };
   for (const auto& c : cases) {
-    const auto got = ours(c.data);
+    const auto got = ours_msgpack(c.data);
     ASSERT_TRUE(got.has_value()) << mp::hex_excerpt(c.data.data(), c.data.size());
     EXPECT_EQ(*got, c.expected);
     EXPECT_EQ(got->type(), c.expected.type()) << mp::hex_excerpt(c.data.data(), c.data.size());
@@ -534,7 +534,7 @@ TEST(MsgpackReader, DifferentialFuzz) {
   for (int i = 0; i < 3000; ++i) {
     const json value = generate.value();
     const std::string data = packed(value);
-    const auto got = ours(data);
+    const auto got = ours_msgpack(data);
     ASSERT_TRUE(got.has_value()) << value.dump(-1, ' ', false, json::error_handler_t::replace);
     ASSERT_EQ(*got, value);
     ASSERT_EQ(frame(data).size(), 1u);
@@ -562,10 +562,10 @@ TEST(MsgpackReader, MutationFuzz) {
       }
       if (data.empty()) data = "\xc1";
     }
-    const auto got = ours(data);
+    const auto got = ours_msgpack(data);
     if (got) {
       ++accepted;
-      const auto expected = reference(data);
+      const auto expected = reference_msgpack(data);
       ASSERT_TRUE(expected.has_value()) << mp::hex_excerpt(data.data(), data.size());
       ASSERT_EQ(*got, *expected) << mp::hex_excerpt(data.data(), data.size());
     }
@@ -607,7 +607,7 @@ TEST(MsgpackWriter, DifferentialFuzz) {
     const json value = generate.value();
     const std::string data = ours_packed(value);
     ASSERT_EQ(json::from_msgpack(data), value);
-    ASSERT_EQ(ours(data), value);
+    ASSERT_EQ(ours_msgpack(data), value);
   }
 }
 
@@ -719,14 +719,6 @@ TEST(MsgpackBoltMessage, RefusesOtherShapes) {
 }
 
 // --- writing messages ------------------------------------------------------------------------
-
-std::string drain(int fd) {
-  std::string all;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) all.append(buffer, std::size_t(got));
-  return all;
-}
 
 class MsgpackOutput : public ::testing::Test {
  protected:

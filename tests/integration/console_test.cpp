@@ -8,7 +8,7 @@
 namespace sparse::testing {
 namespace {
 
-std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
+std::vector<std::string> NoUiRunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
   extra.insert(extra.begin(), "--no-ui");
   return IdleRunArgs(sb, std::move(extra));
 }
@@ -23,7 +23,7 @@ TEST(Console, ABoltRaisingOnEveryTupleShowsATracebackOnceAndCountsTheRest) {
   Sandbox sb;
   sb.Write("topo.yaml", Topology("RaiseOnEveryTuple"));
   // 3,000 tuples, each a traceback of ~5 lines: 15,000 console lines without a budget.
-  auto r = sb.Run(RunArgs(sb, {"-o", "test.repeat=3000"}), std::chrono::seconds(120));
+  auto r = sb.Run(NoUiRunArgs(sb, {"-o", "test.repeat=3000"}), std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 3000);
   const auto stats = ReadStats(sb);
   EXPECT_EQ(StatsOf(stats, "noisy")["errors"], 3000) << "every error counted";
@@ -46,7 +46,7 @@ TEST(Console, ABoltRaisingOnEveryTupleShowsATracebackOnceAndCountsTheRest) {
 TEST(Console, AChattyBoltIsCappedWhileItsLogKeepsEveryLine) {
   Sandbox sb;
   sb.Write("topo.yaml", Topology("LogEveryTupleBolt"));
-  auto r = sb.Run(RunArgs(sb, {"-o", "test.repeat=5000"}), std::chrono::seconds(120));
+  auto r = sb.Run(NoUiRunArgs(sb, {"-o", "test.repeat=5000"}), std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 3000);
   const std::size_t shown = CountOf(r.err, "[noisy:1] got");
   EXPECT_GE(shown, 1u);
@@ -70,8 +70,9 @@ bolts:
   - {id: sink, command: )" + Py("RecordSink") +
                             R"(, inputs: [{from: dead}]}
 )");
-  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.max=2", "-o", "sparse.restart.backoff.ms=10",
-                               "-o", "sparse.spout.max.failing.nexts=20"}));
+  auto r =
+      sb.Run(NoUiRunArgs(sb, {"-o", "sparse.restart.max=2", "-o", "sparse.restart.backoff.ms=10",
+                              "-o", "sparse.spout.max.failing.nexts=20"}));
   EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 3000);
   EXPECT_NE(r.err.find("reported an error instead of emitting on 20 `next`s in a row"),
             std::string::npos)

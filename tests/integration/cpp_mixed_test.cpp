@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cpp_mixed.hpp"
 #include "harness.hpp"
 
 namespace sparse::testing {
@@ -23,22 +24,10 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string Cpp(const std::string& mode) {
-  return "[\"" + std::string(SPARSE_CPP_MIXED) + "\", " + mode + "]";
-}
-
-std::vector<std::string> Args(const Sandbox& sb, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"run",          "topo.yaml",
-                                "--stats-json", (sb.dir() / "stats.json").string(),
-                                "-o",           "test.out=" + sb.out_dir().string()};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
-
 // Runs until every spout tuple tree is settled and nothing happened for a second.
 RunResult RunUntilIdle(const Sandbox& sb, std::vector<std::string> extra = {}) {
   extra.insert(extra.end(), {"--stop-when-idle", "1", "-t", "60"});
-  return sb.Run(Args(sb, extra), 90s);
+  return sb.Run(StatsRunArgs(sb, extra), 90s);
 }
 
 // Runs in the background until `done()` holds (checked every 50 ms, at most `limit`), then stops
@@ -53,7 +42,7 @@ UntilResult RunUntil(const Sandbox& sb, std::vector<std::string> extra,
                      const std::function<bool()>& done, std::chrono::seconds limit = 30s) {
   UntilResult r;
   extra.insert(extra.end(), {"-t", "120"});
-  const pid_t pid = sb.Start(Args(sb, extra));
+  const pid_t pid = sb.Start(StatsRunArgs(sb, extra));
   if (pid <= 0) return r;
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -119,7 +108,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: fanout
-    command: )" + Cpp("streams") +
+    command: )" + CppMixed("streams") +
                             R"(
     parallelism: 2
     streams: {evens: [n], odds: [n], squares: [n, square]}
@@ -209,7 +198,7 @@ spouts:
 bolts:
   - {id: py, command: )" + Py("PassBolt") +
                             R"(, outputs: [word], inputs: [{from: words}]}
-  - {id: cpp, command: )" + Cpp("echo") +
+  - {id: cpp, command: )" + CppMixed("echo") +
                             R"(, outputs: [word], inputs: [{from: words}]}
   - id: count
     command: )" + Py("RecordSink") +
@@ -249,7 +238,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: director
-    command: )" + Cpp("direct") +
+    command: )" + CppMixed("direct") +
                             R"(
     parallelism: 2
     streams: {direct: {fields: [n, target], direct: true}}
@@ -302,7 +291,7 @@ bolts:
     streams: {direct: {fields: [n], direct: true}}
     inputs: [{from: numbers}]
   - id: sink
-    command: )" + Cpp("record") +
+    command: )" + CppMixed("record") +
                             R"(
     parallelism: 3
     inputs: [{from: director, stream: direct, grouping: direct}]
@@ -341,12 +330,12 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: ticker
-    command: )" + Cpp("ticks") +
+    command: )" + CppMixed("ticks") +
                             R"(
     inputs: [{from: numbers}]
     config: {topology.tick.tuple.freq.secs: 1}
   - id: quiet
-    command: )" + Cpp("ticks") +
+    command: )" + CppMixed("ticks") +
                             R"(
     inputs: [{from: numbers, grouping: all}]
 )");
@@ -408,12 +397,12 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: ticker
-    command: )" + Cpp("ticks") +
+    command: )" + CppMixed("ticks") +
                             R"(
     inputs: [{from: numbers}]
     config: {topology.tick.tuple.freq.secs: 1}
 )");
-  auto r = sb.Run(Args(sb, {"--stop-when-idle", "3", "-t", "20"}), 60s);
+  auto r = sb.Run(StatsRunArgs(sb, {"--stop-when-idle", "3", "-t", "20"}), 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE((r.out + r.err).find("idle for 3"), std::string::npos) << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("time limit"), std::string::npos) << r.out << r.err;
@@ -434,7 +423,7 @@ spouts:
                             Py("LimitedRetrySpout") + R"(, outputs: [n]}
 bolts:
   - id: picky
-    command: )" + Cpp("fail") +
+    command: )" + CppMixed("fail") +
                             R"(
     outputs: [n]
     inputs: [{from: numbers}]
@@ -481,7 +470,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: picky
-    command: )" + Cpp("fail") +
+    command: )" + CppMixed("fail") +
                             R"(
     outputs: [n]
     inputs: [{from: numbers}]
@@ -516,7 +505,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: thrower
-    command: )" + Cpp("throw") +
+    command: )" + CppMixed("throw") +
                             R"(
     outputs: [n]
     inputs: [{from: numbers}]
@@ -563,7 +552,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: thrower
-    command: )" + Cpp("throw") +
+    command: )" + CppMixed("throw") +
                             R"(
     outputs: [n]
     inputs: [{from: numbers}]
@@ -599,7 +588,7 @@ spouts:
                             Py("NumberSpout") + R"(, outputs: [n]}
 bolts:
   - id: crashy
-    command: )" + Cpp("crash") +
+    command: )" + CppMixed("crash") +
                             R"(
     outputs: [n]
     inputs: [{from: numbers}]
@@ -636,7 +625,7 @@ TEST(CppMixed, CppSpoutTreesAckedThroughPythonBolts) {
 config: {test.count: 50}
 spouts:
   - {id: numbers, command: )" +
-                            Cpp("spout") + R"(, outputs: [n]}
+                            CppMixed("spout") + R"(, outputs: [n]}
 bolts:
   - id: flaky
     command: )" + Py("FailOnceBolt") +

@@ -13,10 +13,6 @@
 namespace sparse::testing {
 namespace {
 
-std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
-  return IdleRunArgs(sb, std::move(extra));
-}
-
 // Item 4: a console that does not read (a paused terminal, an unread pipe) froze the loop at
 // the first full pipe: every task stopped, and healthy bolts were then killed as stuck. The
 // console now has its own writer thread and drops what it cannot show.
@@ -38,7 +34,7 @@ bolts:
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
   // ~100 bytes of console per tuple: 2 MB, thirty times what the pipe holds. Nobody reads it.
-  const pid_t pid = sb.Start(RunArgs(sb), fds[1]);
+  const pid_t pid = sb.Start(IdleRunArgs(sb), fds[1]);
   ::close(fds[1]);
   ASSERT_GT(pid, 0);
   const int code = sb.Wait(pid, std::chrono::seconds(150));
@@ -71,7 +67,7 @@ bolts:
   - {id: second, parallelism: 2, command: )" +
                             probe + R"(, outputs: [sentence], inputs: [{from: first}]}
 )");
-  auto r = sb.Run(RunArgs(sb));  // with the web view on (its socket is a descriptor to leak)
+  auto r = sb.Run(IdleRunArgs(sb));  // with the web view on (its socket is a descriptor to leak)
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_NE(r.err.find("web view: http"), std::string::npos) << r.err;
   int reports = 0;
@@ -244,7 +240,7 @@ bolts:
     outputs: [sentence]
     inputs: [{from: sentences}]
 )");
-  auto r = sb.Run(RunArgs(
+  auto r = sb.Run(IdleRunArgs(
       sb, {"-o", "topology.subprocess.timeout.secs=2", "-o", "sparse.restart.max=0", "--no-ui"}));
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("has not read its stdin for"), std::string::npos) << r.err;
@@ -271,8 +267,8 @@ bolts:
                             R"(, outputs: [sentence], inputs: [{from: sentences}]}
 )");
   const pid_t pid =
-      sb.Start(RunArgs(sb, {"--no-ui", "-o", "sparse.queue.high.watermark.bytes=8000000", "-o",
-                            "sparse.queue.low.watermark.bytes=4000000"}));
+      sb.Start(IdleRunArgs(sb, {"--no-ui", "-o", "sparse.queue.high.watermark.bytes=8000000", "-o",
+                                "sparse.queue.low.watermark.bytes=4000000"}));
   ASSERT_GT(pid, 0);
   ASSERT_EQ(sb.Wait(pid, std::chrono::seconds(150)), 0) << ReadFile(sb.dir() / "bg.err");
   EXPECT_EQ(StatsOf(ReadStats(sb), "slow")["executed"], 600);
@@ -304,7 +300,7 @@ bolts:
     outputs: [sentence]
     inputs: [{from: sentences}]
 )");
-  const pid_t pid = sb.Start(RunArgs(sb, {"--no-ui", "-o", "sparse.restart.max=0"}));
+  const pid_t pid = sb.Start(IdleRunArgs(sb, {"--no-ui", "-o", "sparse.restart.max=0"}));
   ASSERT_GT(pid, 0);
   EXPECT_EQ(sb.Wait(pid, std::chrono::seconds(120)), 4);
   const std::string err = ReadFile(sb.dir() / "bg.err");

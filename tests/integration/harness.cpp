@@ -79,6 +79,14 @@ std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string>
   return args;
 }
 
+std::vector<std::string> StatsRunArgs(const Sandbox& sb, std::vector<std::string> extra) {
+  std::vector<std::string> a = {"run",          "topo.yaml",
+                                "--stats-json", (sb.dir() / "stats.json").string(),
+                                "-o",           "test.out=" + sb.out_dir().string()};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
 std::size_t CountOf(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "cpp_mixed.hpp"
 #include "harness.hpp"
 
 namespace sparse::testing {
@@ -16,10 +17,6 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-std::string Cpp(const std::string& mode) {
-  return "[\"" + std::string(SPARSE_CPP_MIXED) + "\", " + mode + "]";
-}
 
 std::map<int, int> CountAt(const std::vector<json>& lines, const std::string& pointer) {
   std::map<int, int> out;
@@ -34,7 +31,7 @@ TEST(Msgpack, CppComponentsInMsgpackFeedPythonComponentsInJson) {
 config: {test.count: 60}
 spouts:
   - {id: numbers, command: )" +
-                       Cpp("spout") +
+                       CppMixed("spout") +
                        R"(, outputs: [n], serializer: msgpack}
 bolts:
   - id: fanout

@@ -35,14 +35,6 @@ std::vector<pid_t> PidsRunning(const Sandbox& sb, const std::string& needle) {
   return out;
 }
 
-std::vector<std::string> Args(const Sandbox& sb, std::vector<std::string> extra) {
-  std::vector<std::string> a = {"run",          "topo.yaml",
-                                "--stats-json", (sb.dir() / "stats.json").string(),
-                                "-o",           "test.out=" + sb.out_dir().string()};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
-
 constexpr const char* kPipeline = R"(name: numbers
 spouts:
   - {id: numbers, command: [python3, -m, sparse_multilang.run, "components:NumberSpout"], outputs: [n]}
@@ -65,9 +57,9 @@ bolts:
 TEST(Reliability, EveryNumberArrivesDespiteKilledBoltTasks) {
   Sandbox sb;
   sb.Write("topo.yaml", kPipeline);
-  pid_t runtime = sb.Start(
-      Args(sb, {"--stop-when-idle", "2", "-t", "150", "-o", "test.count=10000", "-o",
-                "topology.max.spout.pending=500", "-o", "topology.message.timeout.secs=5"}));
+  pid_t runtime = sb.Start(StatsRunArgs(
+      sb, {"--stop-when-idle", "2", "-t", "150", "-o", "test.count=10000", "-o",
+           "topology.max.spout.pending=500", "-o", "topology.message.timeout.secs=5"}));
   ASSERT_GT(runtime, 0);
   std::mt19937 rng(7);
   int kills = 0;
@@ -116,8 +108,9 @@ bolts:
                             R"(
     inputs: [{from: flaky}]
 )");
-  auto r = sb.Run(Args(sb, {"--stop-when-idle", "2", "-t", "100", "-o", "test.count=1000", "-o",
-                            "test.drop_mod=100", "-o", "topology.message.timeout.secs=2"}));
+  auto r =
+      sb.Run(StatsRunArgs(sb, {"--stop-when-idle", "2", "-t", "100", "-o", "test.count=1000", "-o",
+                               "test.drop_mod=100", "-o", "topology.message.timeout.secs=2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<int> seen;
   for (const auto& l : sb.Lines("sink-")) seen.insert(l["values"][0].get<int>());
@@ -141,8 +134,8 @@ bolts:
     outputs: [n]
     inputs: [{from: numbers}]
 )");
-  auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.count=200", "-o",
-                            "topology.acker.executors=0"}));
+  auto r = sb.Run(StatsRunArgs(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.count=200",
+                                    "-o", "topology.acker.executors=0"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json spout = StatsOf(ReadStats(sb), "numbers");
   EXPECT_EQ(spout["acked"], 200);
@@ -160,8 +153,8 @@ bolts:
     command: [python3, raw_components.py, hang]
     inputs: [{from: numbers}]
 )");
-  auto r = sb.Run(Args(sb, {"-t", "6", "-o", "topology.subprocess.timeout.secs=2", "-o",
-                            "sparse.restart.max=100", "--wait", "0"}));
+  auto r = sb.Run(StatsRunArgs(sb, {"-t", "6", "-o", "topology.subprocess.timeout.secs=2", "-o",
+                                    "sparse.restart.max=100", "--wait", "0"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto pos = r.err.find("no heartbeat reply or other message for ");
   ASSERT_NE(pos, std::string::npos) << r.err;
@@ -188,8 +181,8 @@ bolts:
     inputs: [{from: numbers}]
 )");
   // One process call lasts 5 heartbeat periods and more than twice the subprocess timeout.
-  auto r = sb.Run(Args(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.busy_s=5", "-o",
-                            "topology.subprocess.timeout.secs=2"}));
+  auto r = sb.Run(StatsRunArgs(sb, {"--stop-when-idle", "1", "-t", "60", "-o", "test.busy_s=5",
+                                    "-o", "topology.subprocess.timeout.secs=2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json busy = StatsOf(ReadStats(sb), "busy");
   EXPECT_EQ(busy["restarts"], 0) << r.err;
@@ -213,8 +206,8 @@ bolts:
     outputs: [x]
     inputs: [{from: numbers}]
 )");
-  auto r = sb.Run(Args(sb, {"-t", "3", "--wait", "0", "-o", "sparse.restart.max=100", "-o",
-                            "sparse.restart.backoff.ms=50"}));
+  auto r = sb.Run(StatsRunArgs(sb, {"-t", "3", "--wait", "0", "-o", "sparse.restart.max=100", "-o",
+                                    "sparse.restart.backoff.ms=50"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("restarting it in"), std::string::npos);
@@ -240,8 +233,8 @@ bolts:
                             R"(
     inputs: [{from: numbers}]
 )");
-  auto r = sb.Run(
-      Args(sb, {"-t", "60", "-o", "sparse.restart.max=3", "-o", "sparse.restart.backoff.ms=20"}));
+  auto r = sb.Run(StatsRunArgs(
+      sb, {"-t", "60", "-o", "sparse.restart.max=3", "-o", "sparse.restart.backoff.ms=20"}));
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("crash loop: component `crashy` (task 1) failed 4 times"), std::string::npos)
       << r.err;
@@ -271,9 +264,9 @@ bolts:
     inputs: [{from: numbers}]
 )");
   // No max.spout.pending: only backpressure stands between a fast spout and a 2 ms bolt.
-  pid_t runtime = sb.Start(
-      Args(sb, {"-t", "8", "--wait", "20", "-o", "test.count=100000000", "-o", "test.slow_ms=2",
-                "-o", "sparse.queue.high.watermark=200", "-o", "sparse.queue.low.watermark=100"}));
+  pid_t runtime = sb.Start(StatsRunArgs(
+      sb, {"-t", "8", "--wait", "20", "-o", "test.count=100000000", "-o", "test.slow_ms=2", "-o",
+           "sparse.queue.high.watermark=200", "-o", "sparse.queue.low.watermark=100"}));
   long max_rss = 0;
   for (int i = 0; i < 70; ++i) {
     std::this_thread::sleep_for(100ms);
@@ -290,7 +283,7 @@ bolts:
 TEST(Supervision, KillingTheRuntimeLeavesNoChild) {
   Sandbox sb;
   sb.Write("topo.yaml", kPipeline);
-  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=100000000"}));
+  pid_t runtime = sb.Start(StatsRunArgs(sb, {"-t", "60", "-o", "test.count=100000000"}));
   for (int i = 0; i < 100 && sb.Lines("sink-").size() < 100; ++i)
     std::this_thread::sleep_for(100ms);
   ASSERT_GE(sb.ProcessesInside().size(), 6u) << "all components running";
@@ -303,8 +296,8 @@ TEST(Supervision, KillingTheRuntimeLeavesNoChild) {
 TEST(Shutdown, SigtermDrainsInFlightTuples) {
   Sandbox sb;
   sb.Write("topo.yaml", kPipeline);
-  pid_t runtime = sb.Start(
-      Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=200"}));
+  pid_t runtime = sb.Start(StatsRunArgs(
+      sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=200"}));
   for (int i = 0; i < 100 && sb.Lines("sink-").size() < 200; ++i)
     std::this_thread::sleep_for(100ms);
   ::kill(runtime, SIGTERM);
@@ -322,7 +315,7 @@ TEST(Shutdown, DrainWaitsForTheSpoutsUnansweredNext) {
   std::string topo = kPipeline;
   topo.replace(topo.find("components:NumberSpout"), 22, "components:SlowNextSpout");
   sb.Write("topo.yaml", topo);
-  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=1000"}));
+  pid_t runtime = sb.Start(StatsRunArgs(sb, {"-t", "60", "-o", "test.count=1000"}));
   for (int i = 0; i < 100 && sb.Lines("sink-").empty(); ++i) std::this_thread::sleep_for(100ms);
   ASSERT_FALSE(sb.Lines("sink-").empty());
   ::kill(runtime, SIGTERM);
@@ -336,8 +329,8 @@ TEST(Shutdown, DrainWaitsForTheSpoutsUnansweredNext) {
 TEST(Supervision, KilledSpoutIsRestartedAndTheRestGoesOn) {
   Sandbox sb;
   sb.Write("topo.yaml", kPipeline);
-  pid_t runtime = sb.Start(
-      Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=100"}));
+  pid_t runtime = sb.Start(StatsRunArgs(
+      sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=100"}));
   for (int i = 0; i < 100 && sb.Lines("sink-").size() < 100; ++i)
     std::this_thread::sleep_for(100ms);
   auto spouts = PidsRunning(sb, "components:NumberSpout");
@@ -367,8 +360,8 @@ bolts:
     command: [python3, raw_components.py, ignore_sigterm]
     inputs: [{from: numbers}]
 )");
-  pid_t runtime = sb.Start(Args(sb, {"-t", "60", "-o", "test.count=100000000", "-o",
-                                     "sparse.shutdown.grace.secs=60", "--wait", "0"}));
+  pid_t runtime = sb.Start(StatsRunArgs(sb, {"-t", "60", "-o", "test.count=100000000", "-o",
+                                             "sparse.shutdown.grace.secs=60", "--wait", "0"}));
   // Wait until every task is ready (the bolt ignores SIGTERM from then on).
   auto running = [&] {
     std::ifstream in(sb.dir() / "bg.err");

@@ -31,7 +31,7 @@ using testing::Process;
 using testing::TestBroker;
 using testing::WaitFor;
 
-constexpr const char* kSparse = SPARSE_BINARY;
+constexpr const char* kSparseBinary = SPARSE_BINARY;
 constexpr int kPartitions = 4;
 constexpr int kBuckets = 5;
 
@@ -126,7 +126,7 @@ bolts:
   }
 
   std::unique_ptr<Process> Run(const std::string& name, std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv{kSparse,
+    std::vector<std::string> argv{kSparseBinary,
                                   "run",
                                   (dir_.path() / "exactly.yaml").string(),
                                   "-o",
@@ -426,10 +426,10 @@ TEST_P(ExactlyOnce, QuickstartVariantCountsClicksPerUserExactly) {
   testing::Produce(bootstrap(), "clicks", clicks);
 
   Process quickstart(
-      {kSparse, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
+      {kSparseBinary, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
       dir_.path(), "quickstart");
   ASSERT_EQ(quickstart.Wait(seconds(30)), 0) << quickstart.Stderr();
-  Process run({kSparse, "run", "clicks_exactly_once", "-o",
+  Process run({kSparseBinary, "run", "clicks_exactly_once", "-o",
                "kafka.bootstrap.servers=" + bootstrap(), "-t", "120"},
               dir_.path() / "demo", "run");
   ASSERT_TRUE(WaitFor(
@@ -456,15 +456,16 @@ TEST_P(ExactlyOnce, QuickstartVariantCountsClicksPerUserExactly) {
 
 TEST_P(ExactlyOnceEmbedded, OnTheEmbeddedBrokerTheRunSaysItIsOnlyAtLeastOnce) {
   Process quickstart(
-      {kSparse, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
+      {kSparseBinary, "quickstart", "demo", "--lang", "kafka", "--dir", dir_.path().string()},
       dir_.path(), "quickstart");
   ASSERT_EQ(quickstart.Wait(seconds(30)), 0) << quickstart.Stderr();
-  Process run({kSparse, "run", "clicks_exactly_once", "-t", "2"}, dir_.path() / "demo", "run");
+  Process run({kSparseBinary, "run", "clicks_exactly_once", "-t", "2"}, dir_.path() / "demo",
+              "run");
   EXPECT_EQ(run.Wait(seconds(60)), 0) << run.Stderr();
   EXPECT_NE(run.Stderr().find("the embedded broker does not keep Kafka transactions"),
             std::string::npos)
       << run.Stderr();
-  Process plain({kSparse, "run", "clicks", "-t", "1"}, dir_.path() / "demo", "plain");
+  Process plain({kSparseBinary, "run", "clicks", "-t", "1"}, dir_.path() / "demo", "plain");
   EXPECT_EQ(plain.Wait(seconds(60)), 0) << plain.Stderr();
   EXPECT_EQ(plain.Stderr().find("does not keep Kafka transactions"), std::string::npos)
       << "said of an at-least-once topology";

@@ -19,10 +19,7 @@ using testing::FakeNimbus;
 using testing::ReadFile;
 using testing::RunResult;
 using testing::RunSparse;
-
-std::string Show(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Show;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -338,26 +335,12 @@ TEST(BuiltIns, KafkaOnesAreRefusedNamingStormsKafkaClasses) {
   EXPECT_TRUE(Contains(r.err, "org.apache.storm.kafka.bolt.KafkaBolt")) << r.err;
 }
 
-// `stats` and `tail` read a local run; asked about a cluster topology they say where Storm keeps
-// the numbers and the logs instead of looking for a local run.
-TEST(StatsAndTail, ForAClusterTopologySayWhereStormKeepsThem) {
+// `tail` reads a local run; asked about a cluster topology it says where Storm keeps the logs
+// instead of looking for a local run.
+TEST(Tail, ForAClusterTopologySaysWhereStormKeepsTheLogs) {
   testing::TempDir dir;
   for (const auto& target : {std::vector<std::string>{"-e", "prod"},
                              std::vector<std::string>{"--nimbus", "127.0.0.1:6627"}}) {
-    std::vector<std::string> stats = {"stats"};
-    stats.insert(stats.end(), target.begin(), target.end());
-    const auto s = RunSparse(stats, dir.path());
-    EXPECT_EQ(s.exit_code, 1) << Show(s);
-    EXPECT_TRUE(Contains(s.err,
-                         "`sparse stats` reads a topology that `sparse run` runs on this "
-                         "machine; it does not read a Storm cluster"))
-        << s.err;
-    EXPECT_TRUE(
-        Contains(s.err, target[0] == "-e" ? "(environment `prod`)" : "(Nimbus 127.0.0.1:6627)"))
-        << s.err;
-    EXPECT_TRUE(Contains(s.err, "/api/v1/topology/summary")) << s.err;
-    EXPECT_FALSE(Contains(s.err, "no running topology found here")) << s.err;
-
     std::vector<std::string> tail = {"tail", "count"};
     tail.insert(tail.end(), target.begin(), target.end());
     const auto t = RunSparse(tail, dir.path());
@@ -366,6 +349,45 @@ TEST(StatsAndTail, ForAClusterTopologySayWhereStormKeepsThem) {
     EXPECT_TRUE(Contains(t.err, "workers-artifacts/<topology id>/<port>/worker.log")) << t.err;
     EXPECT_FALSE(Contains(t.err, "no logs in")) << t.err;
   }
+}
+
+// `stats` of a cluster topology asks the leader for the topology's page in Storm's window, and
+// says clearly when the topology or the window is not there. (Its numbers come from a real
+// cluster in real/cluster_test.cpp.)
+TEST(Stats, ForAClusterTopologyReadsItsPageFromNimbus) {
+  FakeNimbus nimbus;
+  nimbus.AddTopology("wordcount");
+  testing::TempDir dir;
+  const std::string address = nimbus.address().ToString();
+  const auto ok = RunSparse({"stats", "-n", "wordcount", "--nimbus", address}, dir.path());
+  EXPECT_EQ(ok.exit_code, 0) << Show(ok);
+  EXPECT_TRUE(Contains(ok.err, "topology wordcount (wordcount-1-1700000000): ACTIVE")) << ok.err;
+  const auto calls = nimbus.calls();
+  EXPECT_NE(std::find(calls.begin(), calls.end(), "getTopologyPageInfo :all-time"), calls.end());
+
+  const auto ten = RunSparse(
+      {"stats", "-n", "wordcount", "--nimbus", address, "--window", "600", "--json"}, dir.path());
+  EXPECT_EQ(ten.exit_code, 0) << Show(ten);
+  const auto json = nlohmann::json::parse(ten.out, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << Show(ten);
+  EXPECT_EQ(json["topology"], "wordcount");
+  EXPECT_EQ(json["status"], "ACTIVE");
+
+  const auto none = RunSparse({"stats", "-n", "nope", "--nimbus", address}, dir.path());
+  EXPECT_EQ(none.exit_code, 1) << Show(none);
+  EXPECT_TRUE(
+      Contains(none.err, "no topology `nope` on Nimbus " + address + "; it runs: wordcount"))
+      << none.err;
+
+  const auto window =
+      RunSparse({"stats", "-n", "wordcount", "--nimbus", address, "--window", "60"}, dir.path());
+  EXPECT_EQ(window.exit_code, 1) << Show(window);
+  EXPECT_TRUE(Contains(window.err, "600, 10800 or 86400 seconds, or :all-time")) << window.err;
+
+  const auto unnamed = RunSparse({"stats", "--nimbus", address}, dir.path());
+  EXPECT_EQ(unnamed.exit_code, 1) << Show(unnamed);
+  EXPECT_TRUE(Contains(unnamed.err, "name the topology to show (not inside a project)"))
+      << unnamed.err;
 }
 
 TEST(List, TableAndJson) {

@@ -245,6 +245,22 @@ class Handler : public gen::NimbusIf {
     Throw<gen::NotAliveException>(id + " is not alive");
   }
 
+  // The page of a known topology carries no component numbers: the real cluster's are tested
+  // (real/cluster_test.cpp) and the conversion in page_stats_test.cpp.
+  void getTopologyPageInfo(gen::TopologyPageInfo& out, const std::string& id,
+                           const std::string& window, bool /*is_include_sys*/) override {
+    std::lock_guard lock(s_->mu);
+    s_->calls.push_back("getTopologyPageInfo " + window);
+    for (const auto& t : s_->topologies) {
+      if (t.id != id) continue;
+      out.__set_id(t.id);
+      out.__set_name(t.name);
+      out.__set_status(t.status);
+      return;
+    }
+    Throw<gen::NotAliveException>(id + " is not alive");
+  }
+
   bool isTopologyNameAllowed(const std::string& name) override {
     std::lock_guard lock(s_->mu);
     s_->calls.push_back("isTopologyNameAllowed");

@@ -15,10 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RunResult;
 using testing::RunSparse;
-
-std::string Show(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Show;
 
 // Sums the count-<task>.json files the count bolt tasks wrote into `dir`.
 std::map<std::string, int> ReadCounts(const fs::path& dir) {

@@ -15,6 +15,11 @@ struct RunResult {
   std::string err;
 };
 
+// A run's exit code and both outputs, for a failure message.
+inline std::string Show(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
 // Runs `argv` (argv[0] a path) in `cwd` with stdin from /dev/null and stdout/stderr into
 // files (so a daemon it leaves behind cannot hold the test up); kills it after `timeout`.
 // `env` entries are added to (or replace in) the test's environment.

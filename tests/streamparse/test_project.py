@@ -134,7 +134,9 @@ class ProjectTest(unittest.TestCase):
             project.write("topologies/b.py", TOPOLOGY)
             result = sparse(["kill", "-e", "prod"], cwd=project.path)
             self.assertEqual(result.returncode, 1)
-            self.assertIn("several topologies: name the one to kill", result.stderr)
+            self.assertIn(
+                "name the topology to kill: the project has several topologies", result.stderr
+            )
 
 
 if __name__ == "__main__":

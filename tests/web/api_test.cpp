@@ -35,7 +35,7 @@ runtime::Topology Load() {
   return t;
 }
 
-TopologyInfo Info() {
+TopologyInfo ShapesInfo() {
   TopologyInfo info;
   info.id = "shapes";
   info.name = "shapes";
@@ -177,7 +177,7 @@ TEST(Api, ComponentStatsRoundTrip) {
 }
 
 TEST(Api, SummaryBeforeTheFirstSnapshot) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   const json j = TopologySummaryJson(info, EmptySnapshot(info.graph));
   ASSERT_EQ(j["topologies"].size(), 1u);
   const auto& t = j["topologies"][0];
@@ -190,7 +190,7 @@ TEST(Api, SummaryBeforeTheFirstSnapshot) {
 }
 
 TEST(Api, TopologyWindowsAndLists) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   SnapshotHistory h;
   for (int t = 1; t <= 700; ++t) h.Add(Snapshot(t, static_cast<std::uint64_t>(t)));
   ErrorLog errors;
@@ -241,7 +241,7 @@ TEST(Api, TopologyWindowsAndLists) {
 }
 
 TEST(Api, SnapshotFromTopologyJsonIsTheSnapshotServed) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   SnapshotHistory h;
   auto s = Snapshot(42.5, 77);
   s.components[1].last_error = "bad input";
@@ -259,7 +259,7 @@ TEST(Api, SnapshotFromTopologyJsonIsTheSnapshotServed) {
 }
 
 TEST(Api, ComponentPage) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   SnapshotHistory h;
   h.Add(Snapshot(1, 10));
   h.Add(Snapshot(2, 30));
@@ -315,7 +315,7 @@ runtime::ClusterSnapshot SnapshotWithTasks(double uptime, std::uint64_t n) {
 }
 
 TEST(Api, ComponentPageHasTaskAndStreamRowsOverTheWindow) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   SnapshotHistory h;
   h.Add(SnapshotWithTasks(1, 10));
   h.Add(SnapshotWithTasks(2, 30));
@@ -341,7 +341,7 @@ TEST(Api, ComponentPageHasTaskAndStreamRowsOverTheWindow) {
 }
 
 TEST(Api, RepeatedErrorsAreServedGrouped) {
-  const auto info = Info();
+  const auto info = ShapesInfo();
   SnapshotHistory h;
   h.Add(Snapshot(1, 1));
   ErrorLog errors;
@@ -367,7 +367,7 @@ TEST(Api, RepeatedErrorsAreServedGrouped) {
 }
 
 TEST(Api, HistoryIsOnePointPerReportWithRates) {
-  auto info = Info();
+  auto info = ShapesInfo();
   info.started_ms = 1'000'000;
   SnapshotHistory h;
   EXPECT_TRUE(HistoryJson(info, h)["points"].empty());

@@ -207,7 +207,7 @@ TEST(Assets, ThePageIsEmbedded) {
   EXPECT_EQ(FindAsset("nope.js"), nullptr);
 }
 
-TopologyInfo Info() {
+TopologyInfo RoutesInfo() {
   auto topology = runtime::LoadTopologyFromString(R"(name: routes
 spouts: [{id: "spout one", command: [x], outputs: [n]}]
 bolts: [{id: sink, command: [y], inputs: [{from: "spout one"}]}]
@@ -221,7 +221,7 @@ bolts: [{id: sink, command: [y], inputs: [{from: "spout one"}]}]
 
 TEST(WebUi, Routes) {
   asio::io_context io;  // never run: Handle() is called directly
-  WebUi ui(io, Info(), "127.0.0.1", 0);
+  WebUi ui(io, RoutesInfo(), "127.0.0.1", 0);
   auto get = [&](const std::string& target) { return ui.Handle(ParseTarget(target)); };
   const auto page = get("/");
   EXPECT_EQ(page.status, 200);
@@ -237,7 +237,7 @@ TEST(WebUi, Routes) {
   EXPECT_EQ(topology["spouts"][0]["spoutId"], "spout one");
   EXPECT_EQ(topology["spouts"][0]["emitted"], 0);
 
-  runtime::ClusterSnapshot s = EmptySnapshot(Info().graph);
+  runtime::ClusterSnapshot s = EmptySnapshot(RoutesInfo().graph);
   s.state = "running";
   s.uptime_secs = 3;
   s.components[0].totals.executed = 5;

@@ -13,7 +13,8 @@
 
 namespace sparse::testing {
 
-inline std::string Py(const std::string& cls) {
+// A component of tests/web's web_components.py (harness.hpp's Py is the integration tests').
+inline std::string WebPy(const std::string& cls) {
   return "[python3, -m, sparse_multilang.run, web_components:" + cls + "]";
 }
 
@@ -22,19 +23,19 @@ inline std::string WebTopology() {
   return "name: webview\n"
          "spouts:\n"
          "  - {id: sentences, command: " +
-         Py("EndlessSentences") +
+         WebPy("EndlessSentences") +
          ", outputs: [sentence]}\n"
          "bolts:\n"
          "  - {id: split, command: " +
-         Py("Split") +
+         WebPy("Split") +
          ", parallelism: 2, outputs: [word],\n"
          "     inputs: [{from: sentences, grouping: shuffle}]}\n"
          "  - {id: count, command: " +
-         Py("Count") +
+         WebPy("Count") +
          ", parallelism: 2, outputs: [word, count],\n"
          "     inputs: [{from: split, grouping: fields, fields: [word]}]}\n"
          "  - {id: audit, command: " +
-         Py("Audit") +
+         WebPy("Audit") +
          ",\n"
          "     inputs: [{from: sentences, grouping: all}]}\n";
 }

@@ -1,6 +1,6 @@
-// `sparse submit`, `list`, `worker_uptime`, `slot_usage`, `deactivate`, `activate`, `rebalance`
-// and `kill` against a real Apache Storm cluster (cluster.hpp): each topology really runs in
-// Storm's worker JVM, whose ShellSpout/ShellBolt start sparse's launchers from the jar's
+// `sparse submit`, `list`, `worker_uptime`, `slot_usage`, `stats`, `deactivate`, `activate`,
+// `rebalance` and `kill` against a real Apache Storm cluster (cluster.hpp): each topology really
+// runs in Storm's worker JVM, whose ShellSpout/ShellBolt start sparse's launchers from the jar's
 // resources/, and its output is checked: the quickstarts' count bolts log their totals through
 // multilang `log` (they land in the worker's log), the counts fixture's bolts write files. The
 // counts fixture in Flux form also runs under `sparse run` and under Storm's own Flux, with the
@@ -28,6 +28,7 @@ using std::chrono::seconds;
 using testing::RealCluster;
 using testing::RunResult;
 using testing::RunSparse;
+using testing::Show;
 using testing::WaitUntil;
 
 ::testing::Environment* const kCluster =
@@ -36,10 +37,6 @@ using testing::WaitUntil;
 // A worker JVM starts in seconds on an idle machine; CI's two shared cores are slower.
 constexpr seconds kStartLimit(240);
 constexpr seconds kChangeLimit(120);
-
-std::string Show(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -199,6 +196,32 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
     held += host["topologies"].value("py-wordcount", 0);
   }
   EXPECT_EQ(held, 1) << slots.out;
+
+  // `sparse stats` of the cluster topology: Storm's own numbers (getTopologyPageInfo, what its UI
+  // shows), sampled by Storm, so they are waited for rather than counted exactly: the spout
+  // emitted and both count tasks executed tuples.
+  nlohmann::json stats;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        const RunResult r = Sparse({"stats", "-n", "py-wordcount", "--json"}, project);
+        if (r.exit_code != 0) return false;
+        stats = nlohmann::json::parse(r.out, nullptr, false);
+        if (!stats.is_object()) return false;
+        std::map<std::string, nlohmann::json> by_id;
+        for (const auto& c : stats["components"]) by_id[c.value("id", "")] = c;
+        return by_id.count("words") && by_id.count("count") &&
+               by_id["words"].value("emitted", 0) > 0 && by_id["count"].value("executed", 0) > 0 &&
+               by_id["count"].value("tasks", 0) == 2;
+      },
+      kChangeLimit))
+      << "sparse stats never showed the spout's emits and the count tasks' executes: " << stats;
+  EXPECT_EQ(stats["status"], "ACTIVE") << stats;
+  const RunResult count_table = Sparse({"stats", "-n", "py-wordcount", "-c", "count"}, project);
+  EXPECT_EQ(count_table.exit_code, 0) << Show(count_table);
+  EXPECT_TRUE(Contains(count_table.err, "topology py-wordcount (" + id + "): ACTIVE"))
+      << count_table.err;
+  EXPECT_TRUE(Contains(count_table.out, "count")) << count_table.out;
+  EXPECT_FALSE(Contains(count_table.out, "words")) << count_table.out;
 
   DeactivateThenActivate("py-wordcount", id, project);
 
