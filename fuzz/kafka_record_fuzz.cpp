@@ -3,10 +3,10 @@
 // json_fields) and the record's key, value and topic.
 //
 // Properties: a record either becomes a valid tuple (ValidateTuple accepts it, with one value per
-// field) or a decode error that says why; string fields decode back to the record's bytes, JSON
-// ones to the same document (simdjson as the reference), base64 ones are the bytes' base64; a
-// value refused as text is not UTF-8, one refused as JSON is refused by simdjson or nested too
-// deep.
+// field, at the spans the encoder reports) or a decode error that says why; string fields decode
+// back to the record's bytes, JSON ones to the same document (simdjson as the reference), base64
+// ones are the bytes' base64; a value refused as text is not UTF-8, one refused as JSON is refused
+// by simdjson or nested too deep.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <simdjson.h>
 
@@ -94,7 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
 
   const kafka::RecordEncoder encoder(options);
   std::string out;
-  const auto error = encoder.Encode(record, out);
+  sparse::runtime::ValueSpans encoded;
+  const auto error = encoder.Encode(record, out, &encoded);
   if (error) {
     FUZZ_CHECK(!error->empty(), "a decode error without a reason");
     if (options.value_format == Format::kString && has_value && !kafka::IsValidUtf8(value))
@@ -120,6 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   sparse::runtime::ValueSpans spans;
   const auto invalid = sparse::runtime::ValidateTuple(out, spans);
   FUZZ_CHECK(!invalid, "the decoder made an invalid tuple");
+  FUZZ_CHECK(encoded == spans,
+             "the encoder's spans are not the tuple's (PrepareEncoded trusts them)");
   FUZZ_CHECK(spans.size() == options.fields.size() + options.json_fields.size(),
              "a tuple with another number of values than fields");
   const auto span = [&](std::size_t i) {

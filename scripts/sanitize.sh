@@ -52,10 +52,10 @@ export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1
 
 # The core integration subset: a word count run, supervision (hung, crashing, killed components
 # and the runtime killed), acking and replay, MessagePack, invalid tuples, misbehaving
-# components. Left out: Backpressure.SlowBoltKeepsRuntimeMemoryBounded (measures the runtime's
+# components (and every data-driven scenario, tests/integration/scenarios). Left out: Backpressure.SlowBoltKeepsRuntimeMemoryBounded (measures the runtime's
 # RSS, which ASan's shadow memory and quarantine inflate), the Cpp.* and web/kafka end-to-end
 # tests (they compile projects or need the browser; the units above cover their code).
-integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Modes/Violations\.|Issue18/InvalidTuple\.|Issue18/InvalidMessageId\.|Msgpack\.|Misbehaving\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts))'
+integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Modes/Violations\.|Issue18/InvalidTuple\.|Issue18/InvalidMessageId\.|Msgpack\.|Misbehaving\.|Scenarios/Scenario\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts))'
 
 cd "$build"
 status=0

@@ -292,6 +292,7 @@ class KafkaSpout::Session final : public EpochSource {
   int task_index_;
   int num_tasks_;
   RecordEncoder encoder_;
+  runtime::ValueSpans spans_;  // the last encoded record's (reused, so no allocation per record)
   std::string bootstrap_;
   std::optional<std::int64_t> max_pending_;
 
@@ -1208,14 +1209,15 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
   }
   std::string values;
   values.reserve(64 + msg->len + msg->key_len);
-  if (const auto decode_error = encoder_.Encode(view, values)) {
+  if (const auto decode_error = encoder_.Encode(view, values, &spans_)) {
     ++decode_errors_;
     GiveUp(p, *rec, "cannot decode: " + *decode_error);
     return false;
   }
   // The tuple is made once and kept for a retry; the message can go (see MessageReaper).
   reaper_->Release(msg.release());
-  rec->tuple = out_.Prepare(o_.stream, std::move(values));
+  // The encoder validated the values and knows their spans: the runtime need not scan them again.
+  rec->tuple = out_.PrepareEncoded(o_.stream, std::move(values), spans_);
   if (!rec->tuple) {
     GiveUp(p, *rec, "the runtime refused the tuple (see the error before)");
     return false;

@@ -147,19 +147,30 @@ std::optional<std::string> RecordEncoder::AppendBytes(std::string& out,
   return std::string("unknown format");
 }
 
-std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out) const {
+std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::string& out,
+                                                 runtime::ValueSpans* spans) const {
   out.push_back('[');
+  if (spans) spans->clear();
   bool first = true;
-  auto comma = [&] {
+  std::size_t value_start = 0;
+  // Around each value: the comma before it, and its span once written.
+  auto begin = [&] {
     if (!first) out.push_back(',');
     first = false;
+    value_start = out.size();
+  };
+  auto end = [&] {
+    if (spans) {
+      spans->emplace_back(static_cast<std::uint32_t>(value_start),
+                          static_cast<std::uint32_t>(out.size() - value_start));
+    }
   };
   char digits[24];
   auto append_int = [&](std::int64_t n) {
     out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
   };
   for (RecordField f : fields_) {
-    comma();
+    begin();
     switch (f) {
       case RecordField::kTopic:
         AppendJsonStringUtf8(out, record.topic);
@@ -184,18 +195,19 @@ std::optional<std::string> RecordEncoder::Encode(const RecordView& record, std::
         if (auto err = AppendBytes(out, record.value, value_format_, "value")) return err;
         break;
     }
+    end();
   }
   if (!json_fields_.empty()) {
     if (!record.value) return std::string("value is null but json_fields need a JSON object");
-    if (auto err = AppendJsonFields(out, *record.value, comma)) return err;
+    if (auto err = AppendJsonFields(out, *record.value, begin, end)) return err;
   }
   out.push_back(']');
   return std::nullopt;
 }
 
-template <typename Comma>
+template <typename Begin, typename End>
 std::optional<std::string> RecordEncoder::AppendJsonFields(std::string& out, std::string_view doc,
-                                                           Comma& comma) const {
+                                                           Begin& begin, End& end) const {
   // The document's members are the tuple's values: they may nest one level more than a value.
   if (const auto error = runtime::json::Validate(doc, runtime::kMaxValueDepth + 1)) {
     if (error->too_deep) {
@@ -226,12 +238,13 @@ std::optional<std::string> RecordEncoder::AppendJsonFields(std::string& out, std
     }
   }
   for (const std::string_view v : found) {
-    comma();
+    begin();
     if (v.empty()) {
       out += "null";
     } else {
       runtime::json::AppendMinified(out, v);
     }
+    end();
   }
   return std::nullopt;
 }

@@ -38,14 +38,17 @@ class RecordEncoder {
   // unspecified state. JSON from a record (value_format: json, json_fields) is validated, and
   // refused when the tuple would nest deeper than runtime::kMaxTupleDepth: no record, however
   // deep or malformed, gets past here as anything but a decode error. Nothing recurses.
-  std::optional<std::string> Encode(const RecordView& record, std::string& out) const;
+  // When `spans` is given, it is set to the values' spans in the array (what ValidateTuple would
+  // find in `out`, which the runtime then need not scan again: BuiltinCollector::PrepareEncoded).
+  std::optional<std::string> Encode(const RecordView& record, std::string& out,
+                                    runtime::ValueSpans* spans = nullptr) const;
 
  private:
   std::optional<std::string> AppendBytes(std::string& out, std::optional<std::string_view> bytes,
                                          Format format, const char* what) const;
-  template <typename Comma>
-  std::optional<std::string> AppendJsonFields(std::string& out, std::string_view doc,
-                                              Comma& comma) const;
+  template <typename Begin, typename End>
+  std::optional<std::string> AppendJsonFields(std::string& out, std::string_view doc, Begin& begin,
+                                              End& end) const;
 
   std::vector<RecordField> fields_;
   Format key_format_;

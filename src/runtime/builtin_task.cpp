@@ -1,6 +1,7 @@
 #include "runtime/builtin_task.hpp"
 
 #include <boost/asio/post.hpp>
+#include <cassert>
 #include <charconv>
 
 #include "multilang/loop_clock.hpp"
@@ -233,8 +234,8 @@ std::optional<TreeOrigin> BuiltinTask::OriginOf(std::uint64_t root) const {
   return TreeOrigin{spout_task, *message_id};
 }
 
-std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
-                                                         std::string values_json) {
+std::shared_ptr<EmittedTuple> BuiltinTask::NewTuple(const std::string& stream,
+                                                    std::string values_json) {
   auto it = cdef_.stream_index.find(stream);
   if (it == cdef_.stream_index.end()) {
     ReportError("emit to undeclared stream `" + stream + "`: tuple dropped");
@@ -246,6 +247,13 @@ std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stre
   t->source_task = id_;
   t->source_component = component_;
   t->stream = it->second;
+  return t;
+}
+
+std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stream,
+                                                         std::string values_json) {
+  auto t = NewTuple(stream, std::move(values_json));
+  if (!t) return nullptr;
   // Built-in components carry untrusted data too (a Kafka record): checked like a child's emit.
   if (auto err = ValidateTuple(t->values_json, t->spans)) {
     ReportError("emit of values that are not a valid JSON array (" + *err +
@@ -253,6 +261,20 @@ std::shared_ptr<const EmittedTuple> BuiltinTask::Prepare(const std::string& stre
     stats_.dropped++;
     return nullptr;
   }
+  return t;
+}
+
+std::shared_ptr<const EmittedTuple> BuiltinTask::PrepareEncoded(const std::string& stream,
+                                                                std::string values_json,
+                                                                const ValueSpans& spans) {
+  auto t = NewTuple(stream, std::move(values_json));
+  if (!t) return nullptr;
+  t->spans = spans;
+#ifndef NDEBUG
+  // The producer's promise, checked where asserts are on (the sanitizer build's tests).
+  ValueSpans checked;
+  assert(!ValidateTuple(t->values_json, checked) && checked == spans);
+#endif
   return t;
 }
 

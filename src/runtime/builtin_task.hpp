@@ -45,6 +45,9 @@ class BuiltinTask : public Task, public BuiltinCollector {
                                std::optional<int> direct_task) override;
   std::shared_ptr<const EmittedTuple> Prepare(const std::string& stream,
                                               std::string values_json) override;
+  std::shared_ptr<const EmittedTuple> PrepareEncoded(const std::string& stream,
+                                                     std::string values_json,
+                                                     const ValueSpans& spans) override;
   const std::vector<int>& EmitPrepared(std::shared_ptr<const EmittedTuple> tuple,
                                        const std::string& message_id_json) override;
   void Ack(const std::string& tuple_id) override;
@@ -70,6 +73,9 @@ class BuiltinTask : public Task, public BuiltinCollector {
   void ScheduleNext(std::chrono::milliseconds delay);
   void RunNext();
   void Finish(const std::string& tuple_id, bool ack);
+  // A tuple on `stream` holding `values_json`, spans not yet set; null (reported and counted)
+  // when the component did not declare the stream.
+  std::shared_ptr<EmittedTuple> NewTuple(const std::string& stream, std::string values_json);
   // Emit is Prepare (the tuple: null, reported and counted, when it cannot be made) + Send
   // (routing and delivery).
   const std::vector<int>& Send(std::shared_ptr<const EmittedTuple> tuple,

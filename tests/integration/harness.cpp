@@ -79,6 +79,19 @@ std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string>
   return args;
 }
 
+std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"run",
+                                   "topo.yaml",
+                                   "--stop-when-idle",
+                                   "1",
+                                   "-t",
+                                   "60",
+                                   "-o",
+                                   "test.out=" + sb.out_dir().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 std::vector<std::string> StatsRunArgs(const Sandbox& sb, std::vector<std::string> extra) {
   std::vector<std::string> a = {"run",          "topo.yaml",
                                 "--stats-json", (sb.dir() / "stats.json").string(),

@@ -65,6 +65,10 @@ nlohmann::json StatsOf(const nlohmann::json& stats, const std::string& id);
 // stats into <sandbox>/stats.json, sinks writing into out/; then `extra`.
 std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string> extra = {});
 
+// `sparse run topo.yaml` stopping once idle for 1 s (at the latest after 60 s), sinks writing
+// into out/, no stats file; then `extra`.
+std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {});
+
 // `sparse run topo.yaml` with stats into <sandbox>/stats.json and sinks writing into out/ (no idle
 // stop); then `extra`.
 std::vector<std::string> StatsRunArgs(const Sandbox& sb, std::vector<std::string> extra = {});

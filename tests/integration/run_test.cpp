@@ -13,20 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// Common options: where sinks write, and stop once everything is processed.
-std::vector<std::string> RunArgs(const Sandbox& sb, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"run",
-                                   "topo.yaml",
-                                   "--stop-when-idle",
-                                   "1",
-                                   "-t",
-                                   "60",
-                                   "-o",
-                                   "test.out=" + sb.out_dir().string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
-
 TEST(Run, WordCountExactCounts) {
   Sandbox sb;
   sb.Write("topo.yaml", R"(name: wordcount
@@ -294,6 +280,7 @@ streams:
 }
 
 // --- misbehaving components --------------------------------------------------------------------
+// Most are data: scenarios/*.yaml (scenario_test.cpp). These need more than a scenario says.
 
 std::string OneBolt(const std::string& bolt_command, const std::string& spout = "SentenceSpout") {
   return R"(name: misbehave
@@ -420,156 +407,6 @@ bolts:
   ASSERT_TRUE(in) << r.err;
   const json seen = json::parse(in);
   EXPECT_EQ(seen["most_pending"], 5) << r.err;
-}
-
-TEST(Misbehaving, ExitsAtStart) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, exit_at_start]"));
-  auto r = sb.Run(RunArgs(sb));
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("`bad` (task 1) failed to start: process exited with code 7"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("cannot open my database"), std::string::npos) << "stderr tail shown";
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, CommandNotFound) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[no-such-interpreter-xyz, x.py]"));
-  auto r = sb.Run(RunArgs(sb));
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("command not found on PATH: no-such-interpreter-xyz"), std::string::npos)
-      << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, NeverAnswersHandshake) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, no_handshake]"));
-  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.handshake.timeout.secs=1"}));
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("no handshake reply within 1"), std::string::npos) << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-// storm.py and storm.js answer {"pid": N} before they create pidDir/N; Storm never checks the
-// file, and neither may sparse (it used to reject the handshake when it won that race).
-TEST(StormCompat, PidReplyBeforeThePidFile) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, pid_before_file]"));
-  auto r = sb.Run(RunArgs(sb, {"--stats-json", "stats.json"}));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(StatsOf(ReadStats(sb), "bad")["acked"], 3) << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-// A bolt that acks only when a tick comes (pystorm's BatchingBolt) under the default
-// topology.shellbolt.max.pending (100): the cap bounds tuples not yet written to the child, as
-// in Storm, so the tick is never stuck behind the un-acked tuples it is meant to flush.
-TEST(StormCompat, BoltAckingOnTicksIsNotStarvedByMaxPending) {
-  Sandbox sb;
-  sb.Write("topo.yaml", R"(name: batching
-config: {test.count: 1000, topology.message.timeout.secs: 10}
-spouts:
-  - {id: numbers, command: )" +
-                            Py("NumberSpout") +
-                            R"(, outputs: [n]}
-bolts:
-  - id: batch
-    command: [python3, raw_components.py, ack_on_tick]
-    inputs: [{from: numbers}]
-    config: {topology.tick.tuple.freq.secs: 1}
-)");
-  auto r = sb.Run(RunArgs(sb, {"--stats-json", "stats.json"}));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const auto spout = StatsOf(ReadStats(sb), "numbers");
-  EXPECT_EQ(spout["acked"], 1000) << spout.dump();
-  EXPECT_EQ(spout["failed"], 0) << spout.dump();
-  ExpectNoLeftovers(sb);
-}
-
-// A child that closes its stdout while it runs on can never answer again: a failure at once, not
-// after the 30 s heartbeat timeout.
-TEST(Misbehaving, ClosesStdoutAndRunsOn) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, close_stdout]"));
-  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.backoff.ms=10"}));
-  // Stopped when idle (0), or, on a slow machine, by the crash loop of its restarts (4).
-  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.err;
-  EXPECT_NE(r.err.find("closed its stdout (end of file) and is still running"), std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-// A child that closes its stdin but keeps writing (syncs count as signs of life) is broken: the
-// write error fails the task, as in Storm, instead of a silent livelock.
-TEST(Misbehaving, StopsReadingButKeepsWriting) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, close_stdin]"));
-  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.restart.backoff.ms=10"}));
-  // Stopped when idle (0), or, on a slow machine, by the crash loop of its restarts (4).
-  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.err;
-  EXPECT_NE(r.err.find("bad task 1 (pid"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("cannot write to its stdin"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, WritesGarbage) {
-  Sandbox sb;
-  // A reliable spout replays what the broken bolt had, so the bolt keeps getting work.
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, garbage]", "NumberSpout"));
-  auto r =
-      sb.Run(RunArgs(sb, {"-o", "sparse.restart.max=2", "-o", "sparse.restart.backoff.ms=10"}));
-  EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("protocol violation: not a JSON object"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("offending message: this is not json"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("restarting it in"), std::string::npos) << "restarted before giving up";
-  EXPECT_NE(r.err.find("crash loop: component `bad` (task 1) failed 3 times"), std::string::npos)
-      << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, FloodsStderr) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, flood_stderr]") +
-                            "  - {id: sink, command: " + Py("RecordSink") +
-                            ", inputs: [{from: bad}]}\n");
-  auto r = sb.Run(RunArgs(sb));
-  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
-  EXPECT_EQ(sb.Lines("sink-").size(), 3u) << "every tuple went through despite 12 MB of stderr";
-  EXPECT_NE(r.err.find("[bad:1] ... and "), std::string::npos) << "the console said what it held";
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, IgnoresSigterm) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, ignore_sigterm]"));
-  auto r = sb.Run(RunArgs(sb, {"-o", "sparse.shutdown.grace.secs=1"}));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("did not exit after SIGTERM"), std::string::npos) << r.err;
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, HugeMessageIsFine) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, huge_message]"));
-  auto r = sb.Run(RunArgs(sb));
-  EXPECT_EQ(r.exit_code, 0) << r.err.substr(0, 1000);
-  ExpectNoLeftovers(sb);
-}
-
-TEST(Misbehaving, OversizedMessageIsAViolation) {
-  Sandbox sb;
-  sb.Write("topo.yaml", OneBolt("[python3, raw_components.py, huge_message]"));
-  auto r =
-      sb.Run(RunArgs(sb, {"-o", "sparse.max.message.bytes=1000000", "-o", "sparse.restart.max=0"}));
-  EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 1000);
-  EXPECT_NE(r.err.find("message larger than 1000000 bytes"), std::string::npos)
-      << r.err.substr(0, 2000);
-  ExpectNoLeftovers(sb);
 }
 
 // Issue 18: values that are not valid JSON (`[tru]`) or are nested 100,000 deep passed the

@@ -199,13 +199,17 @@ TEST(RecordEncoder, EncodedValuesAreTuplesTheRuntimeAccepts) {
       {{{"fields", nlohmann::json::array()}, {"json_fields", {"n"}}},
        Record(std::nullopt, R"({"n":1})")},
   };
+  // The spans the encoder reports are the ones ValidateTuple finds (the runtime trusts them:
+  // BuiltinCollector::PrepareEncoded).
   for (const auto& [extra, record] : cases) {
     RecordEncoder enc(Options(extra));
     std::string out;
-    ASSERT_FALSE(enc.Encode(record, out)) << extra.dump();
+    runtime::ValueSpans encoded = {{99, 99}};  // replaced, not appended to
+    ASSERT_FALSE(enc.Encode(record, out, &encoded)) << extra.dump();
     runtime::ValueSpans spans;
     EXPECT_FALSE(runtime::ValidateTuple(out, spans)) << out;
     EXPECT_EQ(spans.size(), nlohmann::json::parse(out).size()) << out;
+    EXPECT_EQ(encoded, spans) << out;
   }
 }
 
