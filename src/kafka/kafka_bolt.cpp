@@ -10,6 +10,7 @@
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/exactly_once.hpp"
+#include "kafka/metrics_period.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
@@ -109,9 +110,7 @@ class KafkaBolt::Session {
   std::uint64_t rejected_ = 0;
   std::uint64_t queue_full_ = 0;
   std::uint64_t client_errors_ = 0;
-  std::uint64_t delivered_at_last_metrics_ = 0;
-  Clock::time_point last_metrics_at_{};
-  Clock::time_point next_metrics_{};
+  MetricsPeriod metrics_;
 };
 
 std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) {
@@ -145,8 +144,7 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   epochs_ = EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
   out_.SetGauge("kafka.connected", 0);
   open_ = true;
-  last_metrics_at_ = Clock::now();
-  next_metrics_ = last_metrics_at_ + kMetricsEvery;
+  metrics_.Start(Clock::now());
   ScheduleTick();
   return std::nullopt;
 }
@@ -409,7 +407,7 @@ void KafkaBolt::Session::Tick() {
   DrainBacklog();
   const auto now = Clock::now();
   Probe(now);
-  if (now >= next_metrics_) PublishMetrics(now);
+  if (metrics_.Due(now)) PublishMetrics(now);
 }
 
 void KafkaBolt::Session::Connected() {
@@ -436,14 +434,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
 }
 
 void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {
-  next_metrics_ = now + kMetricsEvery;
-  const double secs = std::chrono::duration<double>(now - last_metrics_at_).count();
-  if (secs > 0) {
-    out_.SetGauge("kafka.records_per_sec",
-                  static_cast<double>(delivered_ - delivered_at_last_metrics_) / secs);
-  }
-  delivered_at_last_metrics_ = delivered_;
-  last_metrics_at_ = now;
+  if (const auto rate = metrics_.End(now, delivered_)) out_.SetGauge(kRecordsPerSecGauge, *rate);
   out_.SetGauge("kafka.delivered", static_cast<double>(delivered_));
   out_.SetGauge("kafka.delivery_errors", static_cast<double>(delivery_errors_));
   out_.SetGauge("kafka.rejected", static_cast<double>(rejected_));

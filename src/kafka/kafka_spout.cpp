@@ -6,24 +6,29 @@
 #include <chrono>
 #include <deque>
 #include <map>
-#include <queue>
 #include <regex>
 #include <set>
 #include <thread>
 #include <tuple>
-#include <unordered_map>
 
 #include "base/lifetime_gate.hpp"
+#include "kafka/at_most_once.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/commit_schedule.hpp"
+#include "kafka/dead_letter.hpp"
+#include "kafka/delivery_rules.hpp"
 #include "kafka/exactly_once.hpp"
 #include "kafka/message_id.hpp"
 #include "kafka/message_reaper.hpp"
+#include "kafka/metrics_period.hpp"
 #include "kafka/offset_tracker.hpp"
+#include "kafka/partition_table.hpp"
 #include "kafka/queue_wakeup.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
+#include "kafka/retry_queue.hpp"
 #include "kafka/start_offsets.hpp"
 #include "runtime/config.hpp"
 
@@ -32,7 +37,6 @@ namespace sparse::kafka {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using TopicPartition = std::pair<std::string, std::int32_t>;
 
 constexpr int kMetadataTimeoutMs = 5000;
 constexpr int kOffsetsForTimesTimeoutMs = 10000;
@@ -44,12 +48,6 @@ constexpr int kCommittedTries = 20;
 // In group mode librdkafka must be polled even while the spout emits nothing (rebalances,
 // max.poll.interval.ms): the timer polls when NextTuple has not for this long.
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);
-// Records taken from librdkafka but not emitted yet, per partition, before it is paused.
-constexpr std::size_t kMaxHeld = 1000;
-
-std::string PartitionName(const std::string& topic, std::int32_t partition) {
-  return topic + "[" + std::to_string(partition) + "]";
-}
 
 struct TopicInfo {
   std::string name;
@@ -138,14 +136,19 @@ class KafkaSpout::Session final : public EpochSource {
   Session(const SpoutOptions& options, std::int64_t& next_slot, runtime::BuiltinCollector& out,
           boost::asio::io_context& io, int task_id, int task_index, int num_tasks)
       : o_(options),
-        next_slot_(next_slot),
         out_(out),
         io_(io),
         task_id_(task_id),
         task_index_(task_index),
         num_tasks_(num_tasks),
+        rules_(RulesFor(options.guarantee)),
         encoder_(options),
-        timer_(io) {}
+        timer_(io),
+        table_(next_slot),
+        schedule_(std::chrono::milliseconds(options.commit_interval_ms),
+                  options.max_uncommitted_offsets),
+        retries_(options.retry),
+        amo_(std::chrono::milliseconds(options.retry.DelayMs(1))) {}
 
   ~Session() override { Close(); }
 
@@ -156,7 +159,7 @@ class KafkaSpout::Session final : public EpochSource {
   void SetActive(bool active) {
     active_ = active;
     UpdateAllPauses();
-    if (!active) commit_requested_ = true;
+    if (!active) schedule_.Request();
     if (!active && epochs_) epochs_->CloseEpoch();
   }
   // Short episodes of backpressure cost nothing (librdkafka's prefetch queue is bounded, see
@@ -183,33 +186,7 @@ class KafkaSpout::Session final : public EpochSource {
   bool Live(std::string_view message_id) override;
 
  private:
-  struct Partition {
-    std::int64_t slot = 0;
-    std::string topic;
-    std::int32_t partition = 0;
-    PartitionOffsets offsets;
-    std::deque<MessagePtr> held;  // taken from librdkafka, not emitted yet (in order)
-    bool assigned = false;        // handed to librdkafka (timestamp starts wait for a lookup)
-    bool paused = false;          // as told to librdkafka
-    bool capped = false;          // max_uncommitted_offsets reached
-    bool commit_in_flight = false;
-    std::string name;  // topic[partition], for messages
-    // exactly_once: where an abort goes back to when no epoch committed this partition yet (the
-    // first offset read), and where a rewound partition resumes before it read again.
-    std::optional<std::int64_t> first_read;
-  };
-  struct Retry {
-    Clock::time_point due;
-    std::int64_t slot;
-    std::int64_t offset;
-    bool dead_letter;  // retry the dead-letter produce, not the tuple
-    bool operator>(const Retry& o) const { return due > o.due; }
-  };
-  struct DeadLetterRef {
-    std::int64_t slot;
-    std::int64_t offset;
-    std::string reason;
-  };
+  using Partition = SpoutPartition;
 
   // librdkafka callbacks (served by polls on the loop thread).
   static void OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -235,7 +212,6 @@ class KafkaSpout::Session final : public EpochSource {
   std::function<void(const rd_kafka_topic_partition_t&, rd_kafka_resp_err_t)>
   TimestampLookupFailed();
   void OnMetadata(const MetadataResult& result);
-  Partition& NewPartition(const std::string& topic, std::int32_t partition);
   void AddPartitions(const std::vector<TopicPartition>& tps);
   void AssignResolvingCommitted(PartitionListPtr list);
   void SeekToOwnPosition(Partition& p);
@@ -244,12 +220,8 @@ class KafkaSpout::Session final : public EpochSource {
   void Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
   void Forget(Partition& p, const char* why);
   std::int64_t StartOffsetFor(const TopicPartition& tp);
-  Partition* FindSlot(std::int64_t slot);
-  Partition* FindOwned(const std::string& topic, std::int32_t partition);
-  // The owner of a record's partition; remembers the last answer, since records come in runs
-  // from one partition. Everything that changes owned_ calls OwnedChanged.
-  Partition* FindOwned(const rd_kafka_message_t& msg);
-  void OwnedChanged() { last_owned_ = {}; }
+  // The owner of a record's partition, if it is still ours.
+  Partition* Owner(const rd_kafka_message_t& msg);
 
   // Pausing.
   void UpdatePause(Partition& p);
@@ -271,10 +243,11 @@ class KafkaSpout::Session final : public EpochSource {
 
   // At-most-once.
   void NextTupleAtMostOnce();
+  void CommitAtMostOnceBatch();
+  void AtMostOnceCommitted(bool ok, const std::string& error);
   // Exactly-once.
   void NextTupleExactlyOnce();
   std::optional<std::string> JoinEpochs(const nlohmann::json& conf);
-  void AtMostOnceCommitted(bool ok, const std::string& error);
 
   // Commits.
   void Commit();
@@ -285,12 +258,12 @@ class KafkaSpout::Session final : public EpochSource {
   void PublishMetrics(Clock::time_point now);
 
   const SpoutOptions& o_;
-  std::int64_t& next_slot_;
   runtime::BuiltinCollector& out_;
   boost::asio::io_context& io_;
   int task_id_;
   int task_index_;
   int num_tasks_;
+  const DeliveryRules rules_;  // what options.guarantee asks of the spout
   RecordEncoder encoder_;
   runtime::ValueSpans spans_;  // the last encoded record's (reused, so no allocation per record)
   std::string bootstrap_;
@@ -321,35 +294,20 @@ class KafkaSpout::Session final : public EpochSource {
   bool fatal_ = false;
   bool connected_ = false;  // a metadata request was answered once
 
-  std::unordered_map<std::int64_t, std::unique_ptr<Partition>> by_slot_;
-  std::map<TopicPartition, std::int64_t> owned_;
-  struct {
-    const rd_kafka_topic_t* rkt = nullptr;
-    std::int32_t partition = -1;
-    Partition* p = nullptr;
-  } last_owned_;
+  PartitionTable table_;
+  CommitSchedule schedule_;                  // at_least_once
+  RetryQueue retries_;                       // at_least_once
+  AtMostOnceBatch amo_;                      // at_most_once
   std::set<TopicPartition> started_;         // partitions that used the start position already
   std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
-  std::size_t held_total_ = 0;
-  std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries_;
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
   bool backpressure_ = false;
   bool backpressure_paused_ = false;
   Clock::time_point backpressure_since_{};
-  bool commit_requested_ = false;
   bool refresh_in_flight_ = false;
   Clock::time_point next_refresh_{};
-  Clock::time_point next_commit_{};
-  Clock::time_point next_metrics_{};
   Clock::time_point last_consumer_poll_{};
-
-  // At-most-once: records polled and committed (or being committed), emitted afterwards.
-  std::vector<std::string> amo_batch_;
-  std::map<TopicPartition, std::int64_t> amo_offsets_;  // next offset per partition
-  bool amo_committing_ = false;
-  bool amo_committed_ = false;
-  Clock::time_point amo_retry_at_{};
 
   // Counters (published as gauges).
   std::uint64_t records_ = 0;  // taken from Kafka
@@ -368,8 +326,7 @@ class KafkaSpout::Session final : public EpochSource {
   std::uint64_t offset_resets_ = 0;
   std::uint64_t consume_errors_ = 0;
   std::uint64_t client_errors_ = 0;
-  std::uint64_t records_at_last_metrics_ = 0;
-  Clock::time_point last_metrics_at_{};
+  MetricsPeriod metrics_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -391,15 +348,14 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
     if (auto err = CreateDeadLetterProducer()) return err;
   }
   worker_ = std::make_unique<BlockingWorker>(io_);
-  if (o_.guarantee == Guarantee::kExactlyOnce) {
+  if (rules_.emit == DeliveryRules::Emit::kInEpochs) {
     if (auto err = JoinEpochs(conf)) return err;
   }
   out_.SetGauge("kafka.connected", 0);
   open_ = true;
   const auto now = Clock::now();
-  next_commit_ = now + std::chrono::milliseconds(o_.commit_interval_ms);
-  next_metrics_ = now + kMetricsEvery;
-  last_metrics_at_ = now;
+  schedule_.Start(now);
+  metrics_.Start(now);
   if (o_.assignment == Assignment::kManual) {
     RefreshPartitions();
   } else {
@@ -512,13 +468,12 @@ void KafkaSpout::Session::Close() {
     }
     rd_kafka_poll(dead_letter_.get(), 0);
   }
-  if (o_.guarantee == Guarantee::kAtLeastOnce && !fatal_) FinalCommit();
+  if (rules_.commits_tracked_offsets && !fatal_) FinalCommit();
   // In group mode this leaves the group; the revocation it triggers commits nothing new (all
   // done offsets were committed above).
   // librdkafka's handles must outlive every message taken from them: drop ours first.
   prefetched_.clear();
-  for (auto& [_, p] : by_slot_) p->held.clear();
-  held_total_ = 0;
+  table_.DropAllHeld();
   reaper_.reset();  // drains
   rd_kafka_consumer_close(consumer_.get());
   PublishMetrics(Clock::now());
@@ -527,22 +482,20 @@ void KafkaSpout::Session::Close() {
   consumer_.reset();
   referenced_topics_.clear();  // a new consumer knows no topic
   dead_letter_.reset();
-  by_slot_.clear();
-  owned_.clear();
-  OwnedChanged();
+  table_.Clear();
   open_ = false;
 }
 
 void KafkaSpout::Session::FinalCommit() {
-  commit_requested_ = true;
-  for (auto& [_, p] : by_slot_) p->commit_in_flight = false;  // a lost reply must not block us
+  schedule_.Request();
+  // A lost reply must not block us.
+  table_.ForEach([](Partition& p) { p.commit_in_flight = false; });
   Commit();
   const auto deadline = Clock::now() + kCloseTimeout;
   auto waiting = [this] {
-    for (const auto& [_, p] : by_slot_) {
-      if (p->commit_in_flight) return true;
-    }
-    return false;
+    bool any = false;
+    table_.ForEach([&](const Partition& p) { any = any || p.commit_in_flight; });
+    return any;
   };
   while (waiting() && Clock::now() < deadline) rd_kafka_poll(consumer_.get(), 50);
   if (waiting()) {
@@ -598,7 +551,7 @@ void KafkaSpout::Session::OnDeadLetterDelivery(rd_kafka_t*, const rd_kafka_messa
   auto* self = static_cast<Session*>(opaque);
   std::unique_ptr<DeadLetterRef> ref(static_cast<DeadLetterRef*>(msg->_private));
   if (!ref) return;
-  Partition* p = self->FindSlot(ref->slot);
+  Partition* p = self->table_.BySlot(ref->slot);
   if (!p) return;  // the partition was taken away: its new owner handles the record
   if (!msg->err) {
     ++self->dead_lettered_;
@@ -610,9 +563,7 @@ void KafkaSpout::Session::OnDeadLetterDelivery(rd_kafka_t*, const rd_kafka_messa
                                   " to dead-letter topic `" + self->o_.dead_letter_topic +
                                   "`: " + rd_kafka_err2str(msg->err) + "; retrying");
   if (PartitionOffsets::Record* rec = p->offsets.Find(ref->offset)) {
-    self->retries_.push({Clock::now() + std::chrono::milliseconds(
-                                            self->o_.retry.DelayMs(std::max(1, rec->failures))),
-                         ref->slot, ref->offset, true});
+    self->retries_.DeadLetterFailed(Clock::now(), ref->slot, ref->offset, rec->failures);
   }
 }
 
@@ -646,33 +597,17 @@ void KafkaSpout::Session::Tick() {
   if (o_.assignment == Assignment::kManual && !refresh_in_flight_ && now >= next_refresh_) {
     RefreshPartitions();
   }
-  if (o_.guarantee == Guarantee::kAtLeastOnce && (commit_requested_ || now >= next_commit_)) {
-    Commit();
-  }
-  if (now >= next_metrics_) PublishMetrics(now);
+  if (rules_.commits_tracked_offsets && schedule_.Due(now)) Commit();
+  if (metrics_.Due(now)) PublishMetrics(now);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Assignment
 
-KafkaSpout::Session::Partition* KafkaSpout::Session::FindSlot(std::int64_t slot) {
-  auto it = by_slot_.find(slot);
-  return it == by_slot_.end() ? nullptr : it->second.get();
-}
-
-KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const std::string& topic,
-                                                               std::int32_t partition) {
-  auto it = owned_.find({topic, partition});
-  return it == owned_.end() ? nullptr : FindSlot(it->second);
-}
-
-KafkaSpout::Session::Partition* KafkaSpout::Session::FindOwned(const rd_kafka_message_t& msg) {
-  if (msg.rkt != last_owned_.rkt || msg.partition != last_owned_.partition) {
-    last_owned_.rkt = msg.rkt;
-    last_owned_.partition = msg.partition;
-    last_owned_.p = msg.rkt ? FindOwned(rd_kafka_topic_name(msg.rkt), msg.partition) : nullptr;
-  }
-  return last_owned_.p;
+KafkaSpout::Session::Partition* KafkaSpout::Session::Owner(const rd_kafka_message_t& msg) {
+  return table_.OwnedCached(msg.rkt, msg.partition, [](const void* rkt) {
+    return std::string(rd_kafka_topic_name(static_cast<const rd_kafka_topic_t*>(rkt)));
+  });
 }
 
 std::function<void(const rd_kafka_topic_partition_t&, rd_kafka_resp_err_t)>
@@ -743,27 +678,13 @@ void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
   }
   std::vector<TopicPartition> added, removed;
   for (const auto& tp : mine) {
-    if (!owned_.count(tp)) added.push_back(tp);
+    if (!table_.Owned(tp.first, tp.second)) added.push_back(tp);
   }
-  for (const auto& [tp, _] : owned_) {
-    if (!mine.count(tp)) removed.push_back(tp);
+  for (const Partition* p : table_.Sorted()) {
+    if (!mine.count({p->topic, p->partition})) removed.push_back({p->topic, p->partition});
   }
   if (!removed.empty()) RemovePartitions(removed);
   if (!added.empty()) AddPartitions(added);
-}
-
-KafkaSpout::Session::Partition& KafkaSpout::Session::NewPartition(const std::string& topic,
-                                                                  std::int32_t partition) {
-  auto p = std::make_unique<Partition>();
-  p->slot = next_slot_++;
-  p->topic = topic;
-  p->partition = partition;
-  p->name = PartitionName(topic, partition);
-  Partition& ref = *p;
-  owned_[{topic, partition}] = p->slot;
-  OwnedChanged();
-  by_slot_[p->slot] = std::move(p);
-  return ref;
 }
 
 std::int64_t KafkaSpout::Session::StartOffsetFor(const TopicPartition& tp) {
@@ -788,7 +709,7 @@ void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) 
   auto list = NewPartitionList(static_cast<int>(tps.size()));
   bool by_time = false;
   for (const auto& tp : tps) {
-    NewPartition(tp.first, tp.second);
+    table_.Add(tp.first, tp.second);
     const std::int64_t offset = StartOffsetFor(tp);
     rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second)->offset = offset;
     by_time = by_time || offset >= 0;
@@ -871,7 +792,7 @@ void KafkaSpout::Session::AssignWithOffsets(PartitionListPtr list) {
   auto keep = NewPartitionList(list->cnt);
   for (int i = 0; i < list->cnt; ++i) {
     const auto& e = list->elems[i];
-    Partition* p = FindOwned(e.topic, e.partition);
+    Partition* p = table_.Owned(e.topic, e.partition);
     if (!p || p->assigned) continue;
     rd_kafka_topic_partition_list_add(keep.get(), e.topic, e.partition)->offset = e.offset;
   }
@@ -881,13 +802,12 @@ void KafkaSpout::Session::AssignWithOffsets(PartitionListPtr list) {
     Report("assign",
            std::string("cannot assign partitions: ") + rd_kafka_error_string(error.get()));
     for (int i = 0; i < keep->cnt; ++i)
-      owned_.erase({keep->elems[i].topic, keep->elems[i].partition});
-    OwnedChanged();
+      table_.Disown(keep->elems[i].topic, keep->elems[i].partition);
     return;
   }
   std::string names;
   for (int i = 0; i < keep->cnt; ++i) {
-    Partition* p = FindOwned(keep->elems[i].topic, keep->elems[i].partition);
+    Partition* p = table_.Owned(keep->elems[i].topic, keep->elems[i].partition);
     p->assigned = true;
     UpdatePause(*p);
     names += (names.empty() ? "" : ", ") + p->name;
@@ -900,8 +820,7 @@ void KafkaSpout::Session::Forget(Partition& p, const char* why) {
     epochs_->Fail(p.name + " " + why + " with records of the epoch in flight");
   }
   revoked_pending_ += p.offsets.Pending();
-  held_total_ -= p.held.size();
-  p.held.clear();
+  table_.DropHeld(p);
   std::erase_if(prefetched_, [&](const MessagePtr& m) {
     return m->rkt && m->partition == p.partition && p.topic == rd_kafka_topic_name(m->rkt);
   });
@@ -911,21 +830,19 @@ void KafkaSpout::Session::Forget(Partition& p, const char* why) {
   }
   out_.SetGauge("kafka.lag." + p.name, 0);
   out_.SetGauge("kafka.uncommitted." + p.name, 0);
-  owned_.erase({p.topic, p.partition});
-  OwnedChanged();
-  by_slot_.erase(p.slot);  // late acks for its tuples are ignored (counted as stale)
+  table_.Remove(p);  // late acks for its tuples are ignored (counted as stale)
 }
 
 void KafkaSpout::Session::RemovePartitions(const std::vector<TopicPartition>& tps) {
   auto list = NewPartitionList(static_cast<int>(tps.size()));
   std::vector<Partition*> parts;
   for (const auto& tp : tps) {
-    Partition* p = FindOwned(tp.first, tp.second);
+    Partition* p = table_.Owned(tp.first, tp.second);
     if (!p) continue;
     parts.push_back(p);
     if (p->assigned) rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second);
   }
-  if (o_.guarantee == Guarantee::kAtLeastOnce) CommitSync(parts);
+  if (rules_.commits_tracked_offsets) CommitSync(parts);
   for (Partition* p : parts) Forget(*p, "was taken away");
   if (list->cnt > 0) ErrorPtr(rd_kafka_incremental_unassign(consumer_.get(), list.get()));
 }
@@ -939,8 +856,8 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     std::string names;
     for (int i = 0; i < parts->cnt; ++i) {
       auto& e = parts->elems[i];
-      if (Partition* old = FindOwned(e.topic, e.partition)) Forget(*old, "was re-assigned");
-      Partition& p = NewPartition(e.topic, e.partition);
+      if (Partition* old = table_.Owned(e.topic, e.partition)) Forget(*old, "was re-assigned");
+      Partition& p = table_.Add(e.topic, e.partition);
       p.assigned = true;
       e.offset = StartOffsetFor({e.topic, e.partition});
       by_time = by_time || e.offset >= 0;
@@ -959,7 +876,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
       rd_kafka_assign(rk, parts);
     }
     for (int i = 0; i < parts->cnt; ++i) {
-      if (Partition* p = FindOwned(parts->elems[i].topic, parts->elems[i].partition)) {
+      if (Partition* p = table_.Owned(parts->elems[i].topic, parts->elems[i].partition)) {
         UpdatePause(*p);
       }
     }
@@ -969,14 +886,12 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
   if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
     std::vector<Partition*> revoked;
     for (int i = 0; i < parts->cnt; ++i) {
-      if (Partition* p = FindOwned(parts->elems[i].topic, parts->elems[i].partition)) {
+      if (Partition* p = table_.Owned(parts->elems[i].topic, parts->elems[i].partition)) {
         revoked.push_back(p);
       }
     }
     // Commit what was processed, never more; a lost assignment cannot commit any more.
-    if (o_.guarantee == Guarantee::kAtLeastOnce && !rd_kafka_assignment_lost(rk)) {
-      CommitSync(revoked);
-    }
+    if (rules_.commits_tracked_offsets && !rd_kafka_assignment_lost(rk)) CommitSync(revoked);
     for (Partition* p : revoked) Forget(*p, "was revoked");
     if (cooperative) {
       ErrorPtr(rd_kafka_incremental_unassign(rk, parts));
@@ -987,9 +902,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
   }
   Report("rebalance", std::string("group rebalance failed: ") + rd_kafka_err2str(err));
   rd_kafka_assign(rk, nullptr);
-  for (auto& [_, slot] : std::map<TopicPartition, std::int64_t>(owned_)) {
-    if (Partition* p = FindSlot(slot)) Forget(*p, "was dropped after a failed rebalance");
-  }
+  for (Partition* p : table_.Sorted()) Forget(*p, "was dropped after a failed rebalance");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -997,7 +910,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 
 void KafkaSpout::Session::UpdatePause(Partition& p) {
   if (!p.assigned || !consumer_) return;
-  const bool want = !active_ || backpressure_paused_ || p.capped || p.held.size() >= kMaxHeld;
+  const bool want = p.WantsPause(active_, backpressure_paused_);
   if (want == p.paused) return;
   auto list = NewPartitionList(1);
   rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
@@ -1033,8 +946,7 @@ void KafkaSpout::Session::SeekToOwnPosition(Partition& p) {
   if (!position) position = p.offsets.next();
   if (!position) position = p.first_read;  // rewound (exactly_once), nothing read since
   if (!position) return;
-  held_total_ -= p.held.size();
-  p.held.clear();
+  table_.DropHeld(p);
   std::erase_if(prefetched_, [&](const MessagePtr& m) {
     return m->rkt && m->partition == p.partition && p.topic == rd_kafka_topic_name(m->rkt);
   });
@@ -1047,7 +959,7 @@ void KafkaSpout::Session::SeekToOwnPosition(Partition& p) {
 }
 
 void KafkaSpout::Session::UpdateAllPauses() {
-  for (auto& [_, p] : by_slot_) UpdatePause(*p);
+  table_.ForEach([this](Partition& p) { UpdatePause(p); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1070,27 +982,16 @@ void KafkaSpout::Session::Hold(MessagePtr msg) {
     HandleMessageError(*msg);
     return;
   }
-  Partition* p = FindOwned(*msg);
+  Partition* p = Owner(*msg);
   if (!p) return;  // no longer ours; not committed, so its next owner reads it
-  p->held.push_back(std::move(msg));
-  ++held_total_;
+  table_.Hold(*p, std::move(msg));
   UpdatePause(*p);
 }
 
 // The next record to emit: held records of partitions that may emit first (they are older than
 // anything librdkafka still has for that partition), then a fresh poll.
 MessagePtr KafkaSpout::Session::TakeMessage(Partition*& from) {
-  if (held_total_ > 0) {
-    for (auto& [_, p] : by_slot_) {
-      if (!p->held.empty() && !p->capped) {
-        MessagePtr m = std::move(p->held.front());
-        p->held.pop_front();
-        --held_total_;
-        from = p.get();
-        return m;
-      }
-    }
-  }
+  if (MessagePtr m = table_.TakeHeld(from)) return m;
   for (;;) {
     if (prefetched_.empty() && !Prefetch()) return nullptr;
     MessagePtr m = std::move(prefetched_.front());
@@ -1099,7 +1000,7 @@ MessagePtr KafkaSpout::Session::TakeMessage(Partition*& from) {
       HandleMessageError(*m);
       continue;
     }
-    Partition* p = FindOwned(*m);
+    Partition* p = Owner(*m);
     if (!p) continue;  // not ours any more
     if (p->capped || !p->held.empty()) {
       Hold(std::move(m));
@@ -1135,13 +1036,15 @@ void KafkaSpout::Session::HandleMessageError(const rd_kafka_message_t& msg) {
 
 void KafkaSpout::Session::NextTuple() {
   if (!open_ || fatal_) return;
-  if (o_.guarantee == Guarantee::kAtMostOnce) {
-    NextTupleAtMostOnce();
-    return;
-  }
-  if (epochs_) {
-    NextTupleExactlyOnce();
-    return;
+  switch (rules_.emit) {
+    case DeliveryRules::Emit::kCommitFirst:
+      NextTupleAtMostOnce();
+      return;
+    case DeliveryRules::Emit::kInEpochs:
+      NextTupleExactlyOnce();
+      return;
+    case DeliveryRules::Emit::kTracked:
+      break;
   }
   int budget = static_cast<int>(o_.max_batch);
   const auto now = Clock::now();
@@ -1179,7 +1082,7 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     prefetched_.clear();
     Forget(p, "was rewound");
     prefetched_ = std::move(following);
-    Partition& fresh = NewPartition(topic, partition);
+    Partition& fresh = table_.Add(topic, partition);
     fresh.assigned = true;
     fresh.paused = paused;
     return Take(std::move(msg), fresh);
@@ -1189,9 +1092,7 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     if (view.key) rec->raw->key = std::string(*view.key);
     if (view.value) rec->raw->value = std::string(*view.value);
   }
-  if (p.offsets.Uncommitted() >= o_.max_uncommitted_offsets) {
-    p.capped = true;
-    commit_requested_ = true;
+  if (schedule_.Read(p)) {
     UpdatePause(p);
     // exactly_once commits only with the epoch: a capped partition would idle until the epoch
     // ages out, so the cap closes the epoch now (it bounds the epoch's size as it bounds the
@@ -1233,20 +1134,23 @@ void KafkaSpout::Session::EmitRecord(Partition& p, const PartitionOffsets::Recor
 }
 
 void KafkaSpout::Session::RunDueRetries(Clock::time_point now, int& budget) {
-  while (budget > 0 && !retries_.empty() && retries_.top().due <= now && CanEmit()) {
-    const Retry r = retries_.top();
-    retries_.pop();
-    Partition* p = FindSlot(r.slot);
+  while (budget > 0 && CanEmit()) {
+    const auto r = retries_.PopDue(now);
+    if (!r) break;
+    Partition* p = table_.BySlot(r->slot);
     if (!p) continue;
-    PartitionOffsets::Record* rec = p->offsets.Find(r.offset);
+    PartitionOffsets::Record* rec = p->offsets.Find(r->offset);
     if (!rec) continue;
-    if (r.dead_letter) {
-      SendDeadLetter(*p, *rec, "retrying the dead-letter write");
-      continue;
+    switch (r->kind) {
+      case RetryQueue::Kind::kDeadLetter:
+        SendDeadLetter(*p, *rec, "retrying the dead-letter write");
+        break;
+      case RetryQueue::Kind::kTuple:
+        ++retries_done_;
+        EmitRecord(*p, *rec);
+        --budget;
+        break;
     }
-    ++retries_done_;
-    EmitRecord(*p, *rec);
-    --budget;
   }
 }
 
@@ -1254,7 +1158,7 @@ void KafkaSpout::Session::Ack(const std::string& id) {
   std::int64_t slot = 0, offset = 0;
   if (!ParseMessageId(id, slot, offset)) return;
   --in_flight_;
-  Partition* p = FindSlot(slot);
+  Partition* p = table_.BySlot(slot);
   if (!p) {
     ++stale_acks_;
     return;
@@ -1264,7 +1168,7 @@ void KafkaSpout::Session::Ack(const std::string& id) {
 }
 
 void KafkaSpout::Session::Done(Partition& p, std::int64_t offset) {
-  if (p.offsets.Done(offset) && p.capped) commit_requested_ = true;
+  schedule_.Done(p, offset);
   if (epochs_) epochs_->Progress();
 }
 
@@ -1273,7 +1177,7 @@ void KafkaSpout::Session::Fail(const std::string& id) {
   if (!ParseMessageId(id, slot, offset)) return;
   --in_flight_;
   ++failed_;
-  Partition* p = FindSlot(slot);
+  Partition* p = table_.BySlot(slot);
   if (!p) {
     ++stale_acks_;
     return;
@@ -1287,11 +1191,7 @@ void KafkaSpout::Session::Fail(const std::string& id) {
     return;
   }
   ++rec->failures;
-  if (o_.retry.max_retries < 0 || rec->failures <= o_.retry.max_retries) {
-    retries_.push({Clock::now() + std::chrono::milliseconds(o_.retry.DelayMs(rec->failures)), slot,
-                   offset, false});
-    return;
-  }
+  if (retries_.TupleFailed(Clock::now(), slot, offset, rec->failures)) return;
   GiveUp(*p, *rec, "failed " + std::to_string(rec->failures) + " time(s)");
 }
 
@@ -1312,40 +1212,17 @@ void KafkaSpout::Session::GiveUp(Partition& p, PartitionOffsets::Record& rec,
 
 void KafkaSpout::Session::SendDeadLetter(Partition& p, PartitionOffsets::Record& rec,
                                          const std::string& reason) {
-  HeadersPtr headers(rd_kafka_headers_new(4));
-  const std::string partition = std::to_string(p.partition);
-  const std::string offset = std::to_string(rec.offset);
-  rd_kafka_header_add(headers.get(), "sparse.source.topic", -1, p.topic.data(),
-                      static_cast<ssize_t>(p.topic.size()));
-  rd_kafka_header_add(headers.get(), "sparse.source.partition", -1, partition.data(),
-                      static_cast<ssize_t>(partition.size()));
-  rd_kafka_header_add(headers.get(), "sparse.source.offset", -1, offset.data(),
-                      static_cast<ssize_t>(offset.size()));
-  rd_kafka_header_add(headers.get(), "sparse.error", -1, reason.data(),
-                      static_cast<ssize_t>(reason.size()));
   auto ref = std::make_unique<DeadLetterRef>(DeadLetterRef{p.slot, rec.offset, reason});
-  const std::optional<std::string>* raw_key = rec.raw ? &rec.raw->key : nullptr;
-  std::optional<std::string>* raw_value = rec.raw ? &rec.raw->value : nullptr;
-  const void* key = raw_key && *raw_key ? (*raw_key)->data() : nullptr;
-  const std::size_t key_len = raw_key && *raw_key ? (*raw_key)->size() : 0;
-  void* value = raw_value && *raw_value ? (*raw_value)->data() : nullptr;
-  const std::size_t value_len = raw_value && *raw_value ? (*raw_value)->size() : 0;
-  const auto err =
-      rd_kafka_producev(dead_letter_.get(), RD_KAFKA_V_TOPIC(o_.dead_letter_topic.c_str()),
-                        RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),
-                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(headers.get()),
-                        RD_KAFKA_V_OPAQUE(ref.get()), RD_KAFKA_V_END);
+  const std::string offset = std::to_string(rec.offset);
+  const auto err = ProduceDeadLetter(dead_letter_.get(), o_.dead_letter_topic, p.topic, p.partition,
+                                     rec.raw.get(), ref);
   if (err) {
     ++dead_letter_errors_;
     Report("dead_letter", "cannot queue " + p.name + "@" + offset + " for dead-letter topic `" +
                               o_.dead_letter_topic + "`: " + rd_kafka_err2str(err) + "; retrying");
-    retries_.push(
-        {Clock::now() + std::chrono::milliseconds(o_.retry.DelayMs(std::max(1, rec.failures))),
-         p.slot, rec.offset, true});
+    retries_.DeadLetterFailed(Clock::now(), p.slot, rec.offset, rec.failures);
     return;
   }
-  headers.release();  // owned by the message now
-  ref.release();      // comes back in the delivery report
   out_.Log(3, "dead-lettering " + p.name + "@" + offset + " to `" + o_.dead_letter_topic +
                   "`: " + reason);
 }
@@ -1354,60 +1231,63 @@ void KafkaSpout::Session::SendDeadLetter(Partition& p, PartitionOffsets::Record&
 // At-most-once: commit a batch, then emit it (unanchored: it is never replayed).
 
 void KafkaSpout::Session::NextTupleAtMostOnce() {
-  if (amo_committed_) {
-    for (auto& values : amo_batch_) {
-      ++emitted_;
-      out_.Emit(o_.stream, std::move(values), "", {}, std::nullopt);
-    }
-    amo_batch_.clear();
-    amo_offsets_.clear();
-    amo_committed_ = false;
-    return;
-  }
-  if (amo_committing_ || Clock::now() < amo_retry_at_) return;
-  if (amo_offsets_.empty()) {
-    while (static_cast<std::int64_t>(amo_batch_.size()) < o_.max_batch) {
-      Partition* p = nullptr;
-      MessagePtr m = TakeMessage(p);
-      if (!m) break;
-      ++records_;
-      const RecordView view = ViewOf(*m, p->topic);
-      std::string values;
-      if (auto err = encoder_.Encode(view, values)) {
-        ++decode_errors_;
-        ++skipped_;
-        Report("decode",
-               "skipped " + p->name + "@" + std::to_string(m->offset) + ": cannot decode: " + *err);
-      } else {
-        amo_batch_.push_back(std::move(values));
+  switch (amo_.Next(Clock::now())) {
+    case AtMostOnceBatch::Step::kEmit:
+      for (auto& values : amo_.TakeCommitted()) {
+        ++emitted_;
+        out_.Emit(o_.stream, std::move(values), "", {}, std::nullopt);
       }
-      amo_offsets_[{p->topic, p->partition}] = m->offset + 1;
-      reaper_->Release(m.release());
-    }
-    reaper_->Flush();
+      return;
+    case AtMostOnceBatch::Step::kWait:
+      return;
+    case AtMostOnceBatch::Step::kFill:
+      while (static_cast<std::int64_t>(amo_.size()) < o_.max_batch) {
+        Partition* p = nullptr;
+        MessagePtr m = TakeMessage(p);
+        if (!m) break;
+        ++records_;
+        const RecordView view = ViewOf(*m, p->topic);
+        std::string values;
+        if (auto err = encoder_.Encode(view, values)) {
+          ++decode_errors_;
+          ++skipped_;
+          Report("decode", "skipped " + p->name + "@" + std::to_string(m->offset) +
+                               ": cannot decode: " + *err);
+          amo_.Add({p->topic, p->partition}, m->offset, std::nullopt);
+        } else {
+          amo_.Add({p->topic, p->partition}, m->offset, std::move(values));
+        }
+        reaper_->Release(m.release());
+      }
+      reaper_->Flush();
+      if (amo_.offsets().empty()) return;
+      break;
+    case AtMostOnceBatch::Step::kCommit:
+      break;
   }
-  if (amo_offsets_.empty()) return;
-  auto list = NewPartitionList(static_cast<int>(amo_offsets_.size()));
-  for (const auto& [tp, offset] : amo_offsets_) {
+  CommitAtMostOnceBatch();
+}
+
+void KafkaSpout::Session::CommitAtMostOnceBatch() {
+  auto list = NewPartitionList(static_cast<int>(amo_.offsets().size()));
+  for (const auto& [tp, offset] : amo_.offsets()) {
     rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second)->offset = offset;
   }
-  amo_committing_ = true;
+  amo_.CommitStarted();
   if (const auto err = rd_kafka_commit(consumer_.get(), list.get(), 1)) {
     AtMostOnceCommitted(false, rd_kafka_err2str(err));
   }
 }
 
 void KafkaSpout::Session::AtMostOnceCommitted(bool ok, const std::string& error) {
-  amo_committing_ = false;
+  amo_.Committed(ok, Clock::now());
   if (ok) {
     ++commits_;
-    amo_committed_ = true;
     out_.Wakeup();
     return;
   }
   // The batch stays: it is emitted once its offsets are committed, never before.
   ++commit_errors_;
-  amo_retry_at_ = Clock::now() + std::chrono::milliseconds(o_.retry.DelayMs(1));
   Report("commit", "offset commit before emit failed: " + error + "; retrying");
 }
 
@@ -1415,15 +1295,13 @@ void KafkaSpout::Session::AtMostOnceCommitted(bool ok, const std::string& error)
 // Commits
 
 void KafkaSpout::Session::Commit() {
-  commit_requested_ = false;
-  next_commit_ = Clock::now() + std::chrono::milliseconds(o_.commit_interval_ms);
-  auto list = NewPartitionList(static_cast<int>(by_slot_.size()));
-  for (auto& [_, p] : by_slot_) {
-    if (p->commit_in_flight || !p->offsets.NeedsCommit()) continue;
-    rd_kafka_topic_partition_list_add(list.get(), p->topic.c_str(), p->partition)->offset =
-        *p->offsets.CommitPoint();
-    p->commit_in_flight = true;
-  }
+  schedule_.Began(Clock::now());
+  auto list = NewPartitionList(static_cast<int>(table_.size()));
+  table_.ForEach([&](Partition& p) {
+    if (const auto offset = schedule_.Take(p)) {
+      rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = *offset;
+    }
+  });
   if (list->cnt == 0) return;
   if (const auto err = rd_kafka_commit(consumer_.get(), list.get(), 1)) {
     Committed(err, list.get());
@@ -1449,14 +1327,14 @@ void KafkaSpout::Session::CommitSync(const std::vector<Partition*>& parts) {
                            "; its next owner replays records since the last commit");
     } else {
       ++commits_;
-      if (Partition* p = FindOwned(e.topic, e.partition)) p->offsets.Committed(e.offset);
+      if (Partition* p = table_.Owned(e.topic, e.partition)) p->offsets.Committed(e.offset);
     }
   }
 }
 
 void KafkaSpout::Session::Committed(rd_kafka_resp_err_t err,
                                     const rd_kafka_topic_partition_list_t* offsets) {
-  if (o_.guarantee == Guarantee::kAtMostOnce) {
+  if (rules_.emit == DeliveryRules::Emit::kCommitFirst) {
     if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) err = RD_KAFKA_RESP_ERR_NO_ERROR;
     bool ok = !err;
     std::string why = rd_kafka_err2str(err);
@@ -1466,28 +1344,29 @@ void KafkaSpout::Session::Committed(rd_kafka_resp_err_t err,
         why = rd_kafka_err2str(offsets->elems[i].err);
       }
     }
-    if (amo_committing_) AtMostOnceCommitted(ok, why);
+    if (amo_.committing()) AtMostOnceCommitted(ok, why);
     return;
   }
   if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) return;  // nothing was to be committed
   for (int i = 0; offsets && i < offsets->cnt; ++i) {
     const auto& e = offsets->elems[i];
-    Partition* p = FindOwned(e.topic, e.partition);
-    if (!p || !p->commit_in_flight) continue;  // a commit for a partition we no longer own
-    p->commit_in_flight = false;
-    if (err || e.err) {
-      ++commit_errors_;
-      Report("commit", "offset commit for " + p->name +
-                           " failed: " + rd_kafka_err2str(err ? err : e.err) + "; retrying");
-      continue;
-    }
-    ++commits_;
-    p->offsets.Committed(e.offset);
-    if (p->capped && p->offsets.Uncommitted() < o_.max_uncommitted_offsets) {
-      p->capped = false;
-      UpdatePause(*p);
-    } else if (p->capped && p->offsets.NeedsCommit()) {
-      commit_requested_ = true;
+    Partition* p = table_.Owned(e.topic, e.partition);
+    if (!p) continue;  // a commit for a partition we no longer own
+    switch (schedule_.Settled(*p, e.offset, !err && !e.err)) {
+      case CommitSchedule::Result::kIgnored:
+        break;
+      case CommitSchedule::Result::kFailed:
+        ++commit_errors_;
+        Report("commit", "offset commit for " + p->name +
+                             " failed: " + rd_kafka_err2str(err ? err : e.err) + "; retrying");
+        break;
+      case CommitSchedule::Result::kCommitted:
+        ++commits_;
+        break;
+      case CommitSchedule::Result::kUncapped:
+        ++commits_;
+        UpdatePause(*p);
+        break;
     }
   }
 }
@@ -1532,34 +1411,29 @@ void KafkaSpout::Session::NextTupleExactlyOnce() {
 }
 
 std::int64_t KafkaSpout::Session::Outstanding() const {
-  std::int64_t n = 0;
-  for (const auto& [_, p] : by_slot_) n += static_cast<std::int64_t>(p->offsets.Pending());
-  return n;
+  return table_.Pending();
 }
 
 void KafkaSpout::Session::AppendOffsets(rd_kafka_topic_partition_list_t* list) const {
-  for (const auto& [_, p] : by_slot_) {
-    const auto point = p->offsets.CommitPoint();
-    if (!point || (p->offsets.committed() && *p->offsets.committed() >= *point)) continue;
-    rd_kafka_topic_partition_list_add(list, p->topic.c_str(), p->partition)->offset = *point;
-  }
+  table_.ForEach([list](const Partition& p) {
+    const auto point = p.offsets.CommitPoint();
+    if (!point || (p.offsets.committed() && *p.offsets.committed() >= *point)) return;
+    rd_kafka_topic_partition_list_add(list, p.topic.c_str(), p.partition)->offset = *point;
+  });
 }
 
 void KafkaSpout::Session::EpochCommitted(const rd_kafka_topic_partition_list_t* offsets) {
   for (int i = 0; offsets && i < offsets->cnt; ++i) {
     const auto& e = offsets->elems[i];
-    Partition* p = FindOwned(e.topic, e.partition);
+    Partition* p = table_.Owned(e.topic, e.partition);
     if (!p) continue;
     ++commits_;
-    p->offsets.Committed(e.offset);
+    const bool uncapped = schedule_.CommittedElsewhere(*p, e.offset);
     std::erase_if(epoch_failures_, [&](const auto& f) {
       return std::get<0>(f.first) == p->topic && std::get<1>(f.first) == p->partition &&
              std::get<2>(f.first) < e.offset;
     });
-    if (p->capped && p->offsets.Uncommitted() < o_.max_uncommitted_offsets) {
-      p->capped = false;
-      UpdatePause(*p);
-    }
+    if (uncapped) UpdatePause(*p);
   }
 }
 
@@ -1571,18 +1445,18 @@ void KafkaSpout::Session::Rewind() {
     bool capped;
   };
   std::vector<Back> back;
-  for (const auto& [_, p] : by_slot_) {
-    if (!p->assigned) continue;
-    const auto to = p->offsets.committed() ? p->offsets.committed() : p->first_read;
-    if (!to) continue;  // nothing read: its position is right
-    back.push_back({{p->topic, p->partition}, *to, p->paused, p->capped});
-  }
+  table_.ForEach([&](const Partition& p) {
+    if (!p.assigned) return;
+    const auto to = p.offsets.committed() ? p.offsets.committed() : p.first_read;
+    if (!to) return;  // nothing read: its position is right
+    back.push_back({{p.topic, p.partition}, *to, p.paused, p.capped});
+  });
   if (back.empty()) return;
   rewinding_ = true;
   auto list = NewPartitionList(static_cast<int>(back.size()));
   for (const auto& b : back) {
-    if (Partition* p = FindOwned(b.tp.first, b.tp.second)) Forget(*p, "was rewound");
-    Partition& fresh = NewPartition(b.tp.first, b.tp.second);
+    if (Partition* p = table_.Owned(b.tp.first, b.tp.second)) Forget(*p, "was rewound");
+    Partition& fresh = table_.Add(b.tp.first, b.tp.second);
     fresh.assigned = true;
     fresh.paused = b.paused;
     fresh.first_read = b.offset;
@@ -1611,14 +1485,14 @@ void KafkaSpout::Session::Rewind() {
     }
   }
   for (const auto& b : back) {
-    if (Partition* p = FindOwned(b.tp.first, b.tp.second)) UpdatePause(*p);
+    if (Partition* p = table_.Owned(b.tp.first, b.tp.second)) UpdatePause(*p);
   }
 }
 
 bool KafkaSpout::Session::Live(std::string_view message_id) {
   std::int64_t slot = 0, offset = 0;
   if (!ParseMessageId(message_id, slot, offset)) return false;
-  Partition* p = FindSlot(slot);
+  Partition* p = table_.BySlot(slot);
   return p && p->offsets.Find(offset) != nullptr;
 }
 
@@ -1626,29 +1500,22 @@ bool KafkaSpout::Session::Live(std::string_view message_id) {
 // Metrics
 
 void KafkaSpout::Session::PublishMetrics(Clock::time_point now) {
-  next_metrics_ = now + kMetricsEvery;
-  const double secs = std::chrono::duration<double>(now - last_metrics_at_).count();
-  if (secs > 0) {
-    out_.SetGauge("kafka.records_per_sec",
-                  static_cast<double>(records_ - records_at_last_metrics_) / secs);
-  }
-  records_at_last_metrics_ = records_;
-  last_metrics_at_ = now;
+  if (const auto rate = metrics_.End(now, records_)) out_.SetGauge(kRecordsPerSecGauge, *rate);
   std::size_t paused = 0;
-  for (auto& [_, p] : by_slot_) {
-    paused += p->paused ? 1 : 0;
+  table_.ForEach([&](const Partition& p) {
+    paused += p.paused ? 1 : 0;
     std::int64_t low = 0, high = 0;
     if (consumer_ &&
-        rd_kafka_get_watermark_offsets(consumer_.get(), p->topic.c_str(), p->partition, &low,
+        rd_kafka_get_watermark_offsets(consumer_.get(), p.topic.c_str(), p.partition, &low,
                                        &high) == 0 &&
         high >= 0) {
-      const auto done = p->offsets.CommitPoint();
+      const auto done = p.offsets.CommitPoint();
       const std::int64_t from = done ? *done : low;
-      out_.SetGauge("kafka.lag." + p->name,
+      out_.SetGauge("kafka.lag." + p.name,
                     static_cast<double>(std::max<std::int64_t>(0, high - from)));
     }
-    out_.SetGauge("kafka.uncommitted." + p->name, static_cast<double>(p->offsets.Uncommitted()));
-  }
+    out_.SetGauge("kafka.uncommitted." + p.name, static_cast<double>(p.offsets.Uncommitted()));
+  });
   auto gauge = [this](const char* name, double v) { out_.SetGauge(name, v); };
   gauge("kafka.records", static_cast<double>(records_));
   gauge("kafka.emitted", static_cast<double>(emitted_));
@@ -1666,7 +1533,7 @@ void KafkaSpout::Session::PublishMetrics(Clock::time_point now) {
   gauge("kafka.offset_resets", static_cast<double>(offset_resets_));
   gauge("kafka.consume_errors", static_cast<double>(consume_errors_));
   gauge("kafka.client_errors", static_cast<double>(client_errors_));
-  gauge("kafka.partitions", static_cast<double>(by_slot_.size()));
+  gauge("kafka.partitions", static_cast<double>(table_.size()));
   gauge("kafka.partitions_paused", static_cast<double>(paused));
   gauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
 }
