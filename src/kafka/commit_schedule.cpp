@@ -8,19 +8,6 @@ std::optional<std::int64_t> CommitSchedule::Take(SpoutPartition& p) const {
   return p.offsets.CommitPoint();
 }
 
-bool CommitSchedule::Read(SpoutPartition& p) {
-  if (p.offsets.Uncommitted() < max_uncommitted_) return false;
-  p.capped = true;
-  requested_ = true;
-  return true;
-}
-
-bool CommitSchedule::Done(SpoutPartition& p, std::int64_t offset) {
-  if (!p.offsets.Done(offset)) return false;
-  if (p.capped) requested_ = true;
-  return true;
-}
-
 bool CommitSchedule::Uncap(SpoutPartition& p) const {
   if (!p.capped || p.offsets.Uncommitted() >= max_uncommitted_) return false;
   p.capped = false;

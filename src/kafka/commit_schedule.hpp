@@ -44,12 +44,22 @@ class CommitSchedule {
   // has a commit in flight or nothing new to commit.
   std::optional<std::int64_t> Take(SpoutPartition& p) const;
 
+  // Read and Done run once per record: inline.
   // The partition read a record: true when it reached max_uncommitted_offsets now (it is capped
   // and a commit is requested; the caller pauses it).
-  bool Read(SpoutPartition& p);
+  bool Read(SpoutPartition& p) {
+    if (p.offsets.Uncommitted() < max_uncommitted_) return false;
+    p.capped = true;
+    requested_ = true;
+    return true;
+  }
   // A record of `p` is done (acked, skipped or dead-lettered). False when it was not tracked (a
   // late or duplicate ack). A capped partition asks for a commit, which may uncap it.
-  bool Done(SpoutPartition& p, std::int64_t offset);
+  bool Done(SpoutPartition& p, std::int64_t offset) {
+    if (!p.offsets.Done(offset)) return false;
+    if (p.capped) requested_ = true;
+    return true;
+  }
 
   enum class Result {
     kIgnored,    // no commit of ours was in flight for it (an old round, or another session's)

@@ -42,11 +42,6 @@ void PartitionTable::Clear() {
   last_ = {};
 }
 
-SpoutPartition* PartitionTable::BySlot(std::int64_t slot) {
-  auto it = by_slot_.find(slot);
-  return it == by_slot_.end() ? nullptr : it->second.get();
-}
-
 SpoutPartition* PartitionTable::Owned(const std::string& topic, std::int32_t partition) {
   auto it = owned_.find({topic, partition});
   return it == owned_.end() ? nullptr : BySlot(it->second);
@@ -71,8 +66,7 @@ void PartitionTable::Hold(SpoutPartition& p, MessagePtr msg) {
   ++held_;
 }
 
-MessagePtr PartitionTable::TakeHeld(SpoutPartition*& from) {
-  if (held_ == 0) return nullptr;
+MessagePtr PartitionTable::TakeHeldFromTable(SpoutPartition*& from) {
   for (auto& [_, p] : by_slot_) {
     if (!p->held.empty() && !p->capped) {
       MessagePtr m = std::move(p->held.front());

@@ -74,7 +74,11 @@ class PartitionTable {
   // Forgets every partition.
   void Clear();
 
-  SpoutPartition* BySlot(std::int64_t slot);
+  // (Inline: every ack looks its partition up.)
+  SpoutPartition* BySlot(std::int64_t slot) {
+    auto it = by_slot_.find(slot);
+    return it == by_slot_.end() ? nullptr : it->second.get();
+  }
   SpoutPartition* Owned(const std::string& topic, std::int32_t partition);
   // Owned() for a record's partition, remembering the last answer: records come in runs from
   // one partition. `topic` is an opaque handle naming the topic (librdkafka's rd_kafka_topic_t,
@@ -107,13 +111,18 @@ class PartitionTable {
 
   // Held records.
   void Hold(SpoutPartition& p, MessagePtr msg);
-  // The oldest held record of the first partition that may emit (not capped), or null.
-  MessagePtr TakeHeld(SpoutPartition*& from);
+  // The oldest held record of the first partition that may emit (not capped), or null. (Asked
+  // before every record is taken: the usual answer, nothing held, is inline.)
+  MessagePtr TakeHeld(SpoutPartition*& from) {
+    return held_ == 0 ? nullptr : TakeHeldFromTable(from);
+  }
   void DropHeld(SpoutPartition& p);
   void DropAllHeld();
   std::size_t held() const { return held_; }
 
  private:
+  MessagePtr TakeHeldFromTable(SpoutPartition*& from);
+
   std::int64_t& next_slot_;
   std::unordered_map<std::int64_t, std::unique_ptr<SpoutPartition>> by_slot_;
   std::map<TopicPartition, std::int64_t> owned_;
