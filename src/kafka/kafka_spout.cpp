@@ -5,11 +5,9 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
-#include <map>
 #include <regex>
 #include <set>
 #include <thread>
-#include <tuple>
 
 #include "base/lifetime_gate.hpp"
 #include "kafka/at_most_once.hpp"
@@ -19,6 +17,7 @@
 #include "kafka/dead_letter.hpp"
 #include "kafka/delivery_rules.hpp"
 #include "kafka/exactly_once.hpp"
+#include "kafka/manual_assignment.hpp"
 #include "kafka/message_id.hpp"
 #include "kafka/message_reaper.hpp"
 #include "kafka/metrics_period.hpp"
@@ -26,6 +25,7 @@
 #include "kafka/partition_table.hpp"
 #include "kafka/queue_wakeup.hpp"
 #include "kafka/rdkafka_handles.hpp"
+#include "kafka/record_aborts.hpp"
 #include "kafka/record_codec.hpp"
 #include "kafka/report_throttle.hpp"
 #include "kafka/retry_queue.hpp"
@@ -143,12 +143,14 @@ class KafkaSpout::Session final : public EpochSource {
         num_tasks_(num_tasks),
         rules_(RulesFor(options.guarantee)),
         encoder_(options),
+        record_aborts_(options.retry.max_retries),
         timer_(io),
         table_(next_slot),
         schedule_(std::chrono::milliseconds(options.commit_interval_ms),
                   options.max_uncommitted_offsets),
         retries_(options.retry),
-        amo_(std::chrono::milliseconds(options.retry.DelayMs(1))) {}
+        amo_(std::chrono::milliseconds(options.retry.DelayMs(1))),
+        starts_(options.start, options.start_timestamp_ms) {}
 
   ~Session() override { Close(); }
 
@@ -219,7 +221,6 @@ class KafkaSpout::Session final : public EpochSource {
   void RemovePartitions(const std::vector<TopicPartition>& tps);
   void Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
   void Forget(Partition& p, const char* why);
-  std::int64_t StartOffsetFor(const TopicPartition& tp);
   // The owner of a record's partition, if it is still ours.
   Partition* Owner(const rd_kafka_message_t& msg);
 
@@ -281,10 +282,8 @@ class KafkaSpout::Session final : public EpochSource {
   ClientPtr dead_letter_;
   std::unique_ptr<BlockingWorker> worker_;
   std::shared_ptr<EpochCoordinator> epochs_;  // exactly_once only
-  // exactly_once: epochs aborted by each record (topic, partition, offset) not committed yet.
-  // Kept across Rewind, which forgets the partitions' records, so a record that always fails is
-  // recognised in the replay and given up there (max_retries) instead of aborting forever.
-  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, int> epoch_failures_;
+  // exactly_once: epochs aborted by each record not committed yet (kept across Rewind).
+  RecordAborts record_aborts_;
   bool rewinding_ = false;
   boost::asio::steady_timer timer_;
   base::LifetimeGate gate_;
@@ -295,10 +294,10 @@ class KafkaSpout::Session final : public EpochSource {
   bool connected_ = false;  // a metadata request was answered once
 
   PartitionTable table_;
-  CommitSchedule schedule_;                  // at_least_once
-  RetryQueue retries_;                       // at_least_once
-  AtMostOnceBatch amo_;                      // at_most_once
-  std::set<TopicPartition> started_;         // partitions that used the start position already
+  CommitSchedule schedule_;  // at_least_once
+  RetryQueue retries_;       // at_least_once
+  AtMostOnceBatch amo_;      // at_most_once
+  StartPositions starts_;
   std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
@@ -379,10 +378,6 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
 std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   ConfPtr conf(rd_kafka_conf_new());
   if (auto err = ApplyProperties(conf.get(), o_.properties)) return "options." + *err;
-  const char* reset =
-      (o_.start == StartPosition::kCommittedOrLatest || o_.start == StartPosition::kLatest)
-          ? "latest"
-          : "earliest";
   const std::vector<std::pair<std::string, std::string>> settings = {
       {"bootstrap.servers", bootstrap_}, {"group.id", o_.group_id},
       {"enable.auto.commit", "false"},   {"enable.auto.offset.store", "false"},
@@ -392,7 +387,7 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
     if (auto err = SetProperty(conf.get(), k, v)) return k + ": " + *err;
   }
   const auto& user = o_.properties;
-  SetDefault(conf.get(), user, "auto.offset.reset", reset);
+  SetDefault(conf.get(), user, "auto.offset.reset", starts_.AutoOffsetReset());
   SetDefault(conf.get(), user, "client.id", "sparse-kafka-spout-" + std::to_string(task_id_));
   // librdkafka (2.0 as in Debian 12) stops fetching once its consumer queue holds
   // queued.min.messages records (100,000 by default, counted over all partitions) and looks again
@@ -669,40 +664,11 @@ void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
                             o_.topic_pattern + "`; checking again every " +
                             std::to_string(o_.partition_refresh_ms) + " ms");
   }
-  std::sort(all.begin(), all.end());
-  std::set<TopicPartition> mine;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (static_cast<int>(i % static_cast<std::size_t>(num_tasks_)) == task_index_) {
-      mine.insert(all[i]);
-    }
-  }
-  std::vector<TopicPartition> added, removed;
-  for (const auto& tp : mine) {
-    if (!table_.Owned(tp.first, tp.second)) added.push_back(tp);
-  }
-  for (const Partition* p : table_.Sorted()) {
-    if (!mine.count({p->topic, p->partition})) removed.push_back({p->topic, p->partition});
-  }
-  if (!removed.empty()) RemovePartitions(removed);
-  if (!added.empty()) AddPartitions(added);
-}
-
-std::int64_t KafkaSpout::Session::StartOffsetFor(const TopicPartition& tp) {
-  // The start position applies the first time this run reads a partition; after that (it was
-  // taken away and given back) the committed offset is the truth.
-  if (!started_.insert(tp).second) return RD_KAFKA_OFFSET_STORED;
-  switch (o_.start) {
-    case StartPosition::kEarliest:
-      return RD_KAFKA_OFFSET_BEGINNING;
-    case StartPosition::kLatest:
-      return RD_KAFKA_OFFSET_END;
-    case StartPosition::kCommittedOrEarliest:
-    case StartPosition::kCommittedOrLatest:
-      return RD_KAFKA_OFFSET_STORED;
-    case StartPosition::kTimestamp:
-      return o_.start_timestamp_ms;  // resolved with offsets-for-times before assigning
-  }
-  return RD_KAFKA_OFFSET_STORED;
+  std::vector<TopicPartition> owned;
+  for (const Partition* p : table_.Sorted()) owned.emplace_back(p->topic, p->partition);
+  const ShareChange change = ChangeTo(ManualShare(std::move(all), task_index_, num_tasks_), owned);
+  if (!change.removed.empty()) RemovePartitions(change.removed);
+  if (!change.added.empty()) AddPartitions(change.added);
 }
 
 void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) {
@@ -710,7 +676,7 @@ void KafkaSpout::Session::AddPartitions(const std::vector<TopicPartition>& tps) 
   bool by_time = false;
   for (const auto& tp : tps) {
     table_.Add(tp.first, tp.second);
-    const std::int64_t offset = StartOffsetFor(tp);
+    const std::int64_t offset = starts_.For(tp.first, tp.second);
     rd_kafka_topic_partition_list_add(list.get(), tp.first.c_str(), tp.second)->offset = offset;
     by_time = by_time || offset >= 0;
   }
@@ -752,10 +718,7 @@ void KafkaSpout::Session::AssignResolvingCommitted(PartitionListPtr list) {
     AssignWithOffsets(std::move(list));
     return;
   }
-  const std::int64_t fallback =
-      (o_.start == StartPosition::kCommittedOrLatest || o_.start == StartPosition::kLatest)
-          ? RD_KAFKA_OFFSET_END
-          : RD_KAFKA_OFFSET_BEGINNING;
+  const std::int64_t fallback = starts_.WithoutCommit();
   rd_kafka_t* rk = consumer_.get();
   const std::atomic<bool>* cancelled = &worker_->cancelled();
   auto shared = std::make_shared<PartitionListPtr>(std::move(list));
@@ -859,7 +822,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
       if (Partition* old = table_.Owned(e.topic, e.partition)) Forget(*old, "was re-assigned");
       Partition& p = table_.Add(e.topic, e.partition);
       p.assigned = true;
-      e.offset = StartOffsetFor({e.topic, e.partition});
+      e.offset = starts_.For(e.topic, e.partition);
       by_time = by_time || e.offset >= 0;
       names += (names.empty() ? "" : ", ") + p.name;
     }
@@ -1099,12 +1062,9 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
     // replay of at-least-once).
     if (epochs_) epochs_->CloseEpoch();
   }
-  if (epochs_ && o_.retry.max_retries >= 0) {
-    auto it = epoch_failures_.find({p.topic, p.partition, msg->offset});
-    if (it != epoch_failures_.end() && it->second > o_.retry.max_retries) {
-      const int aborts = it->second;
-      epoch_failures_.erase(it);
-      GiveUp(p, *rec, "failed " + std::to_string(aborts) + " time(s), each aborting its epoch");
+  if (epochs_) {
+    if (const auto aborts = record_aborts_.GiveUpOnReplay(p.topic, p.partition, msg->offset)) {
+      GiveUp(p, *rec, "failed " + std::to_string(*aborts) + " time(s), each aborting its epoch");
       return false;
     }
   }
@@ -1185,7 +1145,7 @@ void KafkaSpout::Session::Fail(const std::string& id) {
   PartitionOffsets::Record* rec = p->offsets.Find(offset);
   if (!rec) return;
   if (epochs_) {
-    const int n = ++epoch_failures_[{p->topic, p->partition, offset}];
+    const int n = record_aborts_.Failed(p->topic, p->partition, offset);
     epochs_->Fail("the tuple of " + p->name + "@" + std::to_string(offset) +
                   " failed or timed out" + (n > 1 ? " (" + std::to_string(n) + " times)" : ""));
     return;
@@ -1429,10 +1389,7 @@ void KafkaSpout::Session::EpochCommitted(const rd_kafka_topic_partition_list_t* 
     if (!p) continue;
     ++commits_;
     const bool uncapped = schedule_.CommittedElsewhere(*p, e.offset);
-    std::erase_if(epoch_failures_, [&](const auto& f) {
-      return std::get<0>(f.first) == p->topic && std::get<1>(f.first) == p->partition &&
-             std::get<2>(f.first) < e.offset;
-    });
+    record_aborts_.Committed(p->topic, p->partition, e.offset);
     if (uncapped) UpdatePause(*p);
   }
 }

@@ -2,6 +2,32 @@
 
 namespace sparse::kafka {
 
+std::int64_t StartPositions::For(const std::string& topic, std::int32_t partition) {
+  if (!started_.emplace(topic, partition).second) return RD_KAFKA_OFFSET_STORED;
+  switch (start_) {
+    case StartPosition::kEarliest:
+      return RD_KAFKA_OFFSET_BEGINNING;
+    case StartPosition::kLatest:
+      return RD_KAFKA_OFFSET_END;
+    case StartPosition::kCommittedOrEarliest:
+    case StartPosition::kCommittedOrLatest:
+      return RD_KAFKA_OFFSET_STORED;
+    case StartPosition::kTimestamp:
+      return timestamp_ms_;
+  }
+  return RD_KAFKA_OFFSET_STORED;
+}
+
+std::int64_t StartPositions::WithoutCommit() const {
+  return start_ == StartPosition::kCommittedOrLatest || start_ == StartPosition::kLatest
+             ? RD_KAFKA_OFFSET_END
+             : RD_KAFKA_OFFSET_BEGINNING;
+}
+
+const char* StartPositions::AutoOffsetReset() const {
+  return WithoutCommit() == RD_KAFKA_OFFSET_END ? "latest" : "earliest";
+}
+
 void ApplyOffsetsForTimes(
     rd_kafka_topic_partition_list_t* asked, const rd_kafka_topic_partition_list_t* answered,
     rd_kafka_resp_err_t err,

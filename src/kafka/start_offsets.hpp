@@ -1,4 +1,11 @@
-// Where partitions start when the spout starts them at a timestamp (`start: timestamp`): the
+// Where the spout starts reading a partition (options.start).
+//
+// StartPositions: the start option applies the first time a run reads a partition; after that
+// (it was taken away and given back) the committed offset is the truth. A partition with no
+// committed offset starts at the option's fallback, which is also the consumer's
+// auto.offset.reset.
+//
+// ApplyOffsetsForTimes: partitions started at a timestamp (`start: timestamp`) start at the
 // offset of the first record at or after it, found with librdkafka's offsets-for-times lookup.
 // The spout assigns partitions in two ways (itself, or inside a group rebalance) and both finish
 // the lookup with this one rule.
@@ -6,9 +13,37 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <cstdint>
 #include <functional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "kafka/options.hpp"
 
 namespace sparse::kafka {
+
+class StartPositions {
+ public:
+  StartPositions(StartPosition start, std::int64_t timestamp_ms)
+      : start_(start), timestamp_ms_(timestamp_ms) {}
+
+  // The offset to assign the partition at, as librdkafka takes it: a logical offset
+  // (RD_KAFKA_OFFSET_BEGINNING, _END, or _STORED for the committed one), or for `start:
+  // timestamp` the timestamp (>= 0, to be resolved by ApplyOffsetsForTimes). Only the first call
+  // for a partition applies the option; later calls answer RD_KAFKA_OFFSET_STORED.
+  std::int64_t For(const std::string& topic, std::int32_t partition);
+  // Where a partition with no committed offset starts: the end for `latest` and
+  // `committed_or_latest`, else the beginning.
+  std::int64_t WithoutCommit() const;
+  // The same, as the consumer's auto.offset.reset ("latest" or "earliest").
+  const char* AutoOffsetReset() const;
+
+ private:
+  StartPosition start_;
+  std::int64_t timestamp_ms_;
+  std::set<std::pair<std::string, std::int32_t>> started_;  // partitions started already
+};
 
 // `asked`: the partitions to assign, those to start at a timestamp with that timestamp (>= 0) as
 // their offset, the others with a logical offset (< 0) left alone. `answered`: the lookup's result

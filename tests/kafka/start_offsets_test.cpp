@@ -73,5 +73,37 @@ TEST(ApplyOffsetsForTimes, AShortAnswerFailsThePartitionsItLacks) {
   EXPECT_EQ(failures, 1);
 }
 
+TEST(StartPositions, TheOptionAppliesTheFirstTimeOnly) {
+  StartPositions s(StartPosition::kEarliest, 0);
+  EXPECT_EQ(s.For("t", 0), RD_KAFKA_OFFSET_BEGINNING);
+  EXPECT_EQ(s.For("t", 1), RD_KAFKA_OFFSET_BEGINNING);
+  EXPECT_EQ(s.For("t", 0), RD_KAFKA_OFFSET_STORED) << "given back: its committed offset";
+  EXPECT_EQ(s.For("u", 0), RD_KAFKA_OFFSET_BEGINNING);
+}
+
+TEST(StartPositions, EachOption) {
+  EXPECT_EQ(StartPositions(StartPosition::kLatest, 0).For("t", 0), RD_KAFKA_OFFSET_END);
+  EXPECT_EQ(StartPositions(StartPosition::kCommittedOrEarliest, 0).For("t", 0),
+            RD_KAFKA_OFFSET_STORED);
+  EXPECT_EQ(StartPositions(StartPosition::kCommittedOrLatest, 0).For("t", 0),
+            RD_KAFKA_OFFSET_STORED);
+  EXPECT_EQ(StartPositions(StartPosition::kTimestamp, 1700000000000).For("t", 0), 1700000000000)
+      << "the timestamp, for ApplyOffsetsForTimes";
+}
+
+TEST(StartPositions, WithoutACommitLatestOptionsStartAtTheEnd) {
+  for (auto start : {StartPosition::kLatest, StartPosition::kCommittedOrLatest}) {
+    const StartPositions s(start, 0);
+    EXPECT_EQ(s.WithoutCommit(), RD_KAFKA_OFFSET_END);
+    EXPECT_STREQ(s.AutoOffsetReset(), "latest");
+  }
+  for (auto start :
+       {StartPosition::kEarliest, StartPosition::kCommittedOrEarliest, StartPosition::kTimestamp}) {
+    const StartPositions s(start, 0);
+    EXPECT_EQ(s.WithoutCommit(), RD_KAFKA_OFFSET_BEGINNING);
+    EXPECT_STREQ(s.AutoOffsetReset(), "earliest");
+  }
+}
+
 }  // namespace
 }  // namespace sparse::kafka

@@ -1,0 +1,57 @@
+// Manual assignment's shares (kafka/manual_assignment.hpp).
+#include "kafka/manual_assignment.hpp"
+
+#include <gtest/gtest.h>
+
+namespace sparse::kafka {
+namespace {
+
+std::vector<TopicPartition> PartitionsOf(const std::string& topic, int n) {
+  std::vector<TopicPartition> all;
+  for (int i = 0; i < n; ++i) all.emplace_back(topic, i);
+  return all;
+}
+
+TEST(ManualShare, SortedPartitionsGoRoundRobinByTaskIndex) {
+  // Given out of order: the share is of the sorted list.
+  const std::vector<TopicPartition> all = {{"b", 0}, {"a", 1}, {"a", 0}, {"b", 1}, {"a", 2}};
+  // Sorted: a0 a1 a2 b0 b1.
+  EXPECT_EQ(ManualShare(all, 0, 2), (std::set<TopicPartition>{{"a", 0}, {"a", 2}, {"b", 1}}));
+  EXPECT_EQ(ManualShare(all, 1, 2), (std::set<TopicPartition>{{"a", 1}, {"b", 0}}));
+}
+
+TEST(ManualShare, SharesCoverEveryPartitionOnce) {
+  std::vector<TopicPartition> all = PartitionsOf("t", 7);
+  for (const auto& tp : PartitionsOf("u", 3)) all.push_back(tp);
+  std::set<TopicPartition> seen;
+  std::size_t total = 0;
+  for (int task = 0; task < 3; ++task) {
+    const auto share = ManualShare(all, task, 3);
+    total += share.size();
+    seen.insert(share.begin(), share.end());
+  }
+  EXPECT_EQ(total, all.size()) << "no partition in two shares";
+  EXPECT_EQ(seen.size(), all.size()) << "every partition in a share";
+}
+
+TEST(ManualShare, MoreTasksThanPartitionsLeavesSomeIdle) {
+  EXPECT_EQ(ManualShare(PartitionsOf("t", 2), 1, 4).size(), 1u);
+  EXPECT_TRUE(ManualShare(PartitionsOf("t", 2), 3, 4).empty());
+}
+
+TEST(ChangeTo, AddsWhatIsNewAndRemovesWhatLeftTheShare) {
+  const std::set<TopicPartition> share = {{"t", 0}, {"t", 2}, {"t", 4}};
+  const std::vector<TopicPartition> owned = {{"t", 3}, {"t", 2}, {"t", 1}};
+  const ShareChange c = ChangeTo(share, owned);
+  EXPECT_EQ(c.added, (std::vector<TopicPartition>{{"t", 0}, {"t", 4}}));
+  EXPECT_EQ(c.removed, (std::vector<TopicPartition>{{"t", 1}, {"t", 3}}));
+}
+
+TEST(ChangeTo, NothingChangesWhenTheShareIsRead) {
+  const ShareChange c = ChangeTo({{"t", 0}}, {{"t", 0}});
+  EXPECT_TRUE(c.added.empty());
+  EXPECT_TRUE(c.removed.empty());
+}
+
+}  // namespace
+}  // namespace sparse::kafka
