@@ -8,12 +8,11 @@
 
 #include "base/lifetime_gate.hpp"
 #include "kafka/blocking_worker.hpp"
-#include "kafka/client_events.hpp"
+#include "kafka/client_reports.hpp"
 #include "kafka/exactly_once.hpp"
 #include "kafka/metrics_period.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_codec.hpp"
-#include "kafka/report_throttle.hpp"
 #include "runtime/config.hpp"
 #include "runtime/tuple.hpp"
 
@@ -33,7 +32,7 @@ class KafkaBolt::Session {
  public:
   Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
           int task_id)
-      : o_(o), out_(out), io_(io), timer_(io), task_id_(task_id) {}
+      : o_(o), out_(out), io_(io), timer_(io), task_id_(task_id), reports_(out) {}
   ~Session() { Close(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
@@ -72,14 +71,11 @@ class KafkaBolt::Session {
   // whether it was written.
   bool Settle(const std::string& tuple_id, rd_kafka_resp_err_t err);
   void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why);
-  void Report(const std::string& key, const std::string& message) {
-    if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
-  }
+  void Report(const std::string& key, const std::string& message) { reports_.Report(key, message); }
   void ScheduleTick();
   void Tick();
   void DrainBacklog();
   void PublishMetrics(Clock::time_point now);
-  void Connected();
   void Probe(Clock::time_point now);
 
   const BoltOptions& o_;
@@ -90,12 +86,10 @@ class KafkaBolt::Session {
   std::string bootstrap_;
   ClientPtr producer_;
   base::LifetimeGate gate_;
-  ReportThrottle throttle_;
+  // Client errors, reports, and the gauge kafka.connected: set once a broker answered (a
+  // delivery, or the metadata probe sent until then).
+  ClientReports reports_;
   bool open_ = false;
-  bool fatal_ = false;
-  // A broker answered once (a delivery, or the metadata probe sent until then): published as the
-  // gauge kafka.connected, which tells a run whose Kafka was never reachable (cmd_run).
-  bool connected_ = false;
   bool probing_ = false;
   Clock::time_point next_probe_{};
   std::unique_ptr<BlockingWorker> worker_;
@@ -109,13 +103,13 @@ class KafkaBolt::Session {
   std::uint64_t delivery_errors_ = 0;
   std::uint64_t rejected_ = 0;
   std::uint64_t queue_full_ = 0;
-  std::uint64_t client_errors_ = 0;
   MetricsPeriod metrics_;
 };
 
 std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) {
   bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
   if (bootstrap_.empty()) return MissingBootstrapError();
+  reports_.set_bootstrap(bootstrap_);
   ConfPtr kconf(rd_kafka_conf_new());
   const auto& user = o_.properties;
   SetDefault(kconf.get(), user, "enable.idempotence", "true");
@@ -142,7 +136,7 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   rd_kafka_set_log_queue(producer_.get(), nullptr);
   worker_ = std::make_unique<BlockingWorker>(io_);
   epochs_ = EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
-  out_.SetGauge("kafka.connected", 0);
+  reports_.Opened();
   open_ = true;
   metrics_.Start(Clock::now());
   ScheduleTick();
@@ -183,7 +177,7 @@ void KafkaBolt::Session::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, 
 bool KafkaBolt::Session::Settle(const std::string& tuple_id, rd_kafka_resp_err_t err) {
   --in_flight_;
   if (!err) {
-    Connected();
+    reports_.Connected();
     ++delivered_;
     out_.Ack(tuple_id);
     return true;
@@ -194,23 +188,12 @@ bool KafkaBolt::Session::Settle(const std::string& tuple_id, rd_kafka_resp_err_t
 }
 
 void KafkaBolt::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  auto* self = static_cast<Session*>(opaque);
-  ++self->client_errors_;
-  const ClientError e = DescribeClientError(rk, err, reason, self->bootstrap_);
-  if (e.fatal && !self->fatal_) {
-    self->fatal_ = true;
-    self->out_.Fatal(e.message);
-    return;
-  }
-  self->Report(e.key, e.message);
+  static_cast<Session*>(opaque)->reports_.ClientError(rk, err, reason);
 }
 
 void KafkaBolt::Session::OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
-  auto* self = static_cast<Session*>(rd_kafka_opaque(rk));
-  if (!self || level > 4) return;
-  if (auto text = self->throttle_.Admit(std::string("log:") + fac,
-                                        std::string("librdkafka ") + fac + ": " + buf)) {
-    self->out_.Log(RuntimeLogLevel(level), *text);
+  if (auto* self = static_cast<Session*>(rd_kafka_opaque(rk))) {
+    self->reports_.LibrdkafkaLog(level, fac, buf);
   }
 }
 
@@ -243,7 +226,7 @@ void KafkaBolt::Session::Execute(const runtime::BuiltinTuple& t) {
     out_.Ack(t.id);
     return;
   }
-  if (!open_ || fatal_ || !t.tuple || !t.fields) {
+  if (!open_ || reports_.fatal() || !t.tuple || !t.fields) {
     out_.Fail(t.id);
     return;
   }
@@ -403,21 +386,15 @@ void KafkaBolt::Session::ScheduleTick() {
 
 void KafkaBolt::Session::Tick() {
   rd_kafka_poll(producer_.get(), 0);  // delivery reports, errors, logs
-  if (!gate_.open() || fatal_) return;
+  if (!gate_.open() || reports_.fatal()) return;
   DrainBacklog();
   const auto now = Clock::now();
   Probe(now);
   if (metrics_.Due(now)) PublishMetrics(now);
 }
 
-void KafkaBolt::Session::Connected() {
-  if (connected_) return;
-  connected_ = true;
-  out_.SetGauge("kafka.connected", 1);
-}
-
 void KafkaBolt::Session::Probe(Clock::time_point now) {
-  if (connected_ || probing_ || now < next_probe_) return;
+  if (reports_.connected() || probing_ || now < next_probe_) return;
   probing_ = true;
   next_probe_ = now + std::chrono::seconds(2);
   rd_kafka_t* rk = producer_.get();
@@ -428,7 +405,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
     MetadataPtr md(raw);
     return [this, ok] {
       probing_ = false;
-      if (ok) Connected();
+      if (ok) reports_.Connected();
     };
   });
 }
@@ -439,7 +416,7 @@ void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {
   out_.SetGauge("kafka.delivery_errors", static_cast<double>(delivery_errors_));
   out_.SetGauge("kafka.rejected", static_cast<double>(rejected_));
   out_.SetGauge("kafka.queue_full", static_cast<double>(queue_full_));
-  out_.SetGauge("kafka.client_errors", static_cast<double>(client_errors_));
+  out_.SetGauge("kafka.client_errors", static_cast<double>(reports_.client_errors()));
   out_.SetGauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
   out_.SetGauge("kafka.backlog", static_cast<double>(backlog_.size()));
   if (epochs_ && epochs_->active()) {

@@ -13,6 +13,7 @@
 #include "kafka/at_most_once.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
+#include "kafka/client_reports.hpp"
 #include "kafka/commit_schedule.hpp"
 #include "kafka/dead_letter.hpp"
 #include "kafka/delivery_rules.hpp"
@@ -27,7 +28,6 @@
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/record_aborts.hpp"
 #include "kafka/record_codec.hpp"
-#include "kafka/report_throttle.hpp"
 #include "kafka/retry_queue.hpp"
 #include "kafka/start_offsets.hpp"
 #include "runtime/config.hpp"
@@ -145,6 +145,7 @@ class KafkaSpout::Session final : public EpochSource {
         encoder_(options),
         record_aborts_(options.retry.max_retries),
         timer_(io),
+        reports_(out),
         table_(next_slot),
         schedule_(std::chrono::milliseconds(options.commit_interval_ms),
                   options.max_uncommitted_offsets),
@@ -203,13 +204,10 @@ class KafkaSpout::Session final : public EpochSource {
   std::optional<std::string> CreateDeadLetterProducer();
   void ScheduleTick();
   void Tick();
-  void HandleClientError(rd_kafka_t* rk, int err, const char* reason);
-  void Report(const std::string& key, const std::string& message);
+  void Report(const std::string& key, const std::string& message) { reports_.Report(key, message); }
 
   // Assignment.
   void RefreshPartitions();
-  // Publishes kafka.connected = 1 the first time a broker answers.
-  void MarkConnected();
   // Reports a partition whose start_timestamp_ms lookup failed (ApplyOffsetsForTimes).
   std::function<void(const rd_kafka_topic_partition_t&, rd_kafka_resp_err_t)>
   TimestampLookupFailed();
@@ -287,11 +285,9 @@ class KafkaSpout::Session final : public EpochSource {
   bool rewinding_ = false;
   boost::asio::steady_timer timer_;
   base::LifetimeGate gate_;
-  ReportThrottle throttle_;
+  ClientReports reports_;
   bool open_ = false;
   bool closing_ = false;
-  bool fatal_ = false;
-  bool connected_ = false;  // a metadata request was answered once
 
   PartitionTable table_;
   CommitSchedule schedule_;  // at_least_once
@@ -324,7 +320,6 @@ class KafkaSpout::Session final : public EpochSource {
   std::uint64_t revoked_pending_ = 0;
   std::uint64_t offset_resets_ = 0;
   std::uint64_t consume_errors_ = 0;
-  std::uint64_t client_errors_ = 0;
   MetricsPeriod metrics_;
 };
 
@@ -334,6 +329,7 @@ class KafkaSpout::Session final : public EpochSource {
 std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf) {
   bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
   if (bootstrap_.empty()) return MissingBootstrapError();
+  reports_.set_bootstrap(bootstrap_);
   for (const char* reserved : {"enable.auto.commit", "enable.auto.offset.store", "group.id"}) {
     if (o_.properties.contains(reserved)) {
       return std::string("options.properties.") + reserved +
@@ -350,7 +346,7 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
   if (rules_.emit == DeliveryRules::Emit::kInEpochs) {
     if (auto err = JoinEpochs(conf)) return err;
   }
-  out_.SetGauge("kafka.connected", 0);
+  reports_.Opened();
   open_ = true;
   const auto now = Clock::now();
   schedule_.Start(now);
@@ -463,7 +459,7 @@ void KafkaSpout::Session::Close() {
     }
     rd_kafka_poll(dead_letter_.get(), 0);
   }
-  if (rules_.commits_tracked_offsets && !fatal_) FinalCommit();
+  if (rules_.commits_tracked_offsets && !reports_.fatal()) FinalCommit();
   // In group mode this leaves the group; the revocation it triggers commits nothing new (all
   // done offsets were committed above).
   // librdkafka's handles must outlive every message taken from them: drop ours first.
@@ -504,31 +500,13 @@ void KafkaSpout::Session::FinalCommit() {
 // librdkafka callbacks
 
 void KafkaSpout::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  static_cast<Session*>(opaque)->HandleClientError(rk, err, reason);
+  static_cast<Session*>(opaque)->reports_.ClientError(rk, err, reason);
 }
 
 void KafkaSpout::Session::OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
-  auto* self = static_cast<Session*>(rd_kafka_opaque(rk));
-  if (!self || level > 4) return;  // warnings and worse; errors also reach OnError
-  if (auto text = self->throttle_.Admit(std::string("log:") + fac,
-                                        std::string("librdkafka ") + fac + ": " + buf)) {
-    self->out_.Log(RuntimeLogLevel(level), *text);
+  if (auto* self = static_cast<Session*>(rd_kafka_opaque(rk))) {
+    self->reports_.LibrdkafkaLog(level, fac, buf);
   }
-}
-
-void KafkaSpout::Session::HandleClientError(rd_kafka_t* rk, int err, const char* reason) {
-  ++client_errors_;
-  const ClientError e = DescribeClientError(rk, err, reason, bootstrap_);
-  if (e.fatal && !fatal_) {
-    fatal_ = true;
-    out_.Fatal(e.message);
-    return;
-  }
-  Report(e.key, e.message);
-}
-
-void KafkaSpout::Session::Report(const std::string& key, const std::string& message) {
-  if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
 }
 
 void KafkaSpout::Session::OnCommit(rd_kafka_t*, rd_kafka_resp_err_t err,
@@ -577,7 +555,7 @@ void KafkaSpout::Session::ScheduleTick() {
 
 void KafkaSpout::Session::Tick() {
   rd_kafka_poll(consumer_.get(), 0);  // errors, logs, commit results
-  if (!gate_.open() || fatal_) return;
+  if (!gate_.open() || reports_.fatal()) return;
   if (dead_letter_) rd_kafka_poll(dead_letter_.get(), 0);
   const auto now = Clock::now();
   if (o_.assignment == Assignment::kGroup && now - last_consumer_poll_ >= kGroupPollEvery) {
@@ -615,12 +593,6 @@ KafkaSpout::Session::TimestampLookupFailed() {
   };
 }
 
-void KafkaSpout::Session::MarkConnected() {
-  if (connected_) return;
-  connected_ = true;  // a broker answered: the run's Kafka was reachable (cmd_run reads it)
-  out_.SetGauge("kafka.connected", 1);
-}
-
 void KafkaSpout::Session::RefreshPartitions() {
   refresh_in_flight_ = true;
   rd_kafka_t* rk = consumer_.get();
@@ -641,7 +613,7 @@ void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
                            std::to_string(o_.partition_refresh_ms) + " ms");
     return;
   }
-  MarkConnected();
+  reports_.Connected();
   std::vector<TopicPartition> all;
   for (const auto& t : result.topics) {
     if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
@@ -813,7 +785,7 @@ void KafkaSpout::Session::RemovePartitions(const std::vector<TopicPartition>& tp
 void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                     rd_kafka_topic_partition_list_t* parts) {
   const bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
-  MarkConnected();  // a group coordinator answered
+  reports_.Connected();  // a group coordinator answered
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     bool by_time = false;
     std::string names;
@@ -998,7 +970,7 @@ void KafkaSpout::Session::HandleMessageError(const rd_kafka_message_t& msg) {
 }
 
 void KafkaSpout::Session::NextTuple() {
-  if (!open_ || fatal_) return;
+  if (!open_ || reports_.fatal()) return;
   switch (rules_.emit) {
     case DeliveryRules::Emit::kCommitFirst:
       NextTupleAtMostOnce();
@@ -1425,19 +1397,17 @@ void KafkaSpout::Session::Rewind() {
   if (error) {
     // Without the seek the partitions would go on past the aborted records: the epoch cannot
     // replay. A restarted session starts from the last committed epoch.
-    fatal_ = true;
-    out_.Fatal(std::string("cannot go back to the aborted epoch's first offsets: ") +
-               rd_kafka_error_string(error.get()));
+    reports_.Fatal(std::string("cannot go back to the aborted epoch's first offsets: ") +
+                   rd_kafka_error_string(error.get()));
     return;
   }
   for (int i = 0; i < list->cnt; ++i) {
     // A seek with no timeout runs in librdkafka's thread and reports IN_PROGRESS: the fetch
     // version barrier it sets now already keeps older fetched records from reaching us.
     if (list->elems[i].err && list->elems[i].err != RD_KAFKA_RESP_ERR__IN_PROGRESS) {
-      fatal_ = true;
-      out_.Fatal("cannot go back to the aborted epoch's first offset of " +
-                 PartitionName(list->elems[i].topic, list->elems[i].partition) + ": " +
-                 rd_kafka_err2str(list->elems[i].err));
+      reports_.Fatal("cannot go back to the aborted epoch's first offset of " +
+                     PartitionName(list->elems[i].topic, list->elems[i].partition) + ": " +
+                     rd_kafka_err2str(list->elems[i].err));
       return;
     }
   }
@@ -1489,7 +1459,7 @@ void KafkaSpout::Session::PublishMetrics(Clock::time_point now) {
   gauge("kafka.revoked_in_flight", static_cast<double>(revoked_pending_));
   gauge("kafka.offset_resets", static_cast<double>(offset_resets_));
   gauge("kafka.consume_errors", static_cast<double>(consume_errors_));
-  gauge("kafka.client_errors", static_cast<double>(client_errors_));
+  gauge("kafka.client_errors", static_cast<double>(reports_.client_errors()));
   gauge("kafka.partitions", static_cast<double>(table_.size()));
   gauge("kafka.partitions_paused", static_cast<double>(paused));
   gauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
