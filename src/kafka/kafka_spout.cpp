@@ -5,7 +5,6 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
-#include <regex>
 #include <set>
 #include <thread>
 
@@ -38,7 +37,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kMetadataTimeoutMs = 5000;
 constexpr int kOffsetsForTimesTimeoutMs = 10000;
 // Looking up committed offsets (see AssignResolvingCommitted): each try's timeout, the pause
 // between tries, and how many before leaving it to librdkafka.
@@ -48,71 +46,6 @@ constexpr int kCommittedTries = 20;
 // In group mode librdkafka must be polled even while the spout emits nothing (rebalances,
 // max.poll.interval.ms): the timer polls when NextTuple has not for this long.
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);
-
-struct TopicInfo {
-  std::string name;
-  int partitions = 0;
-  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-};
-
-struct MetadataResult {
-  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-  std::vector<TopicInfo> topics;
-  std::vector<std::string> referenced;  // topics librdkafka now tracks (see FetchMetadata)
-};
-
-// Runs on the helper thread (blocks up to 2 x kMetadataTimeoutMs). Always asks for every topic: a
-// metadata request naming a topic makes brokers with auto.create.topics.enable create it, and a
-// consumer must never create the topics it reads.
-MetadataResult FetchMetadata(rd_kafka_t* rk, const std::vector<std::string>& topics,
-                             const std::string& pattern, const std::set<std::string>& referenced) {
-  MetadataResult result;
-  const rd_kafka_metadata_t* raw = nullptr;
-  result.err = rd_kafka_metadata(rk, 1, nullptr, &raw, kMetadataTimeoutMs);
-  MetadataPtr md(raw);
-  if (result.err) return result;
-  if (!pattern.empty()) {
-    const std::regex re(pattern);
-    for (int i = 0; i < md->topic_cnt; ++i) {
-      const auto& t = md->topics[i];
-      const std::string name = t.topic;
-      if (name.rfind("__", 0) == 0 || !std::regex_match(name, re)) continue;
-      result.topics.push_back({name, t.partition_cnt, t.err});
-    }
-  } else {
-    for (const auto& name : topics) {
-      TopicInfo info{name, 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART};
-      for (int i = 0; i < md->topic_cnt; ++i) {
-        if (name == md->topics[i].topic) {
-          info.partitions = md->topics[i].partition_cnt;
-          info.err = md->topics[i].err;
-        }
-      }
-      result.topics.push_back(info);
-    }
-  }
-  // librdkafka only keeps leaders for topics it has a handle for. Assigned blind, a partition
-  // whose leader is not known yet at the moment its fetch starts waits for librdkafka's offset
-  // query timer (500 ms) before it reads anything (seen in bench/kafka: 14 of 16 partitions idle
-  // for 0.5 s at start). So each topic that exists gets a handle and the leaders are read again,
-  // before the partitions are assigned; librdkafka keeps what it learned after the handle goes,
-  // so each topic needs this once.
-  std::vector<TopicPtr> handles;
-  for (const auto& t : result.topics) {
-    if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partitions > 0 && !referenced.count(t.name)) {
-      handles.emplace_back(rd_kafka_topic_new(rk, t.name.c_str(), nullptr));
-      result.referenced.push_back(t.name);
-    }
-  }
-  if (!handles.empty()) {
-    const rd_kafka_metadata_t* again = nullptr;
-    if (rd_kafka_metadata(rk, 1, nullptr, &again, kMetadataTimeoutMs) ==
-        RD_KAFKA_RESP_ERR_NO_ERROR) {
-      rd_kafka_metadata_destroy(again);
-    }
-  }
-  return result;
-}
 
 // What the encoder needs of a message (views into it: valid while the message lives).
 RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
@@ -614,31 +547,13 @@ void KafkaSpout::Session::OnMetadata(const MetadataResult& result) {
     return;
   }
   reports_.Connected();
-  std::vector<TopicPartition> all;
-  for (const auto& t : result.topics) {
-    if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
-      Report("unknown_topic:" + t.name, "topic `" + t.name + "` does not exist on " + bootstrap_ +
-                                            "; checking again every " +
-                                            std::to_string(o_.partition_refresh_ms) + " ms");
-      continue;
-    }
-    if (t.err) {
-      // A transient problem (leader election, authorization): keep the assignment as it is
-      // rather than moving partitions between tasks.
-      Report("topic_error:" + t.name,
-             "topic `" + t.name + "`: " + rd_kafka_err2str(t.err) + "; retrying");
-      return;
-    }
-    for (int i = 0; i < t.partitions; ++i) all.emplace_back(t.name, i);
-  }
-  if (result.topics.empty() && !o_.topic_pattern.empty()) {
-    Report("no_topics", "no topic on " + bootstrap_ + " matches topic_pattern `" +
-                            o_.topic_pattern + "`; checking again every " +
-                            std::to_string(o_.partition_refresh_ms) + " ms");
-  }
+  TopicsRead read = ReadTopics(result, o_.topic_pattern, bootstrap_, o_.partition_refresh_ms);
+  for (const auto& r : read.reports) Report(r.key, r.message);
+  if (read.keep) return;
   std::vector<TopicPartition> owned;
   for (const Partition* p : table_.Sorted()) owned.emplace_back(p->topic, p->partition);
-  const ShareChange change = ChangeTo(ManualShare(std::move(all), task_index_, num_tasks_), owned);
+  const ShareChange change =
+      ChangeTo(ManualShare(std::move(read.partitions), task_index_, num_tasks_), owned);
   if (!change.removed.empty()) RemovePartitions(change.removed);
   if (!change.added.empty()) AddPartitions(change.added);
 }

@@ -53,5 +53,51 @@ TEST(ChangeTo, NothingChangesWhenTheShareIsRead) {
   EXPECT_TRUE(c.removed.empty());
 }
 
+TEST(ReadTopics, EveryPartitionOfTheTopicsThatExist) {
+  MetadataResult m;
+  m.topics = {{"a", 2, RD_KAFKA_RESP_ERR_NO_ERROR}, {"b", 1, RD_KAFKA_RESP_ERR_NO_ERROR}};
+  const TopicsRead r = ReadTopics(m, "", "broker:9092", 2000);
+  EXPECT_FALSE(r.keep);
+  EXPECT_EQ(r.partitions, (std::vector<TopicPartition>{{"a", 0}, {"a", 1}, {"b", 0}}));
+  EXPECT_TRUE(r.reports.empty());
+}
+
+TEST(ReadTopics, AMissingTopicIsReportedAndTheOthersRead) {
+  MetadataResult m;
+  m.topics = {{"gone", 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART},
+              {"a", 1, RD_KAFKA_RESP_ERR_NO_ERROR}};
+  const TopicsRead r = ReadTopics(m, "", "broker:9092", 2000);
+  EXPECT_FALSE(r.keep);
+  EXPECT_EQ(r.partitions, (std::vector<TopicPartition>{{"a", 0}}));
+  ASSERT_EQ(r.reports.size(), 1u);
+  EXPECT_EQ(r.reports[0].key, "unknown_topic:gone");
+  EXPECT_EQ(r.reports[0].message,
+            "topic `gone` does not exist on broker:9092; checking again every 2000 ms");
+}
+
+TEST(ReadTopics, ATopicErrorKeepsTheAssignmentAsItIs) {
+  MetadataResult m;
+  m.topics = {{"a", 1, RD_KAFKA_RESP_ERR_NO_ERROR},
+              {"b", 1, RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE},
+              {"gone", 0, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART}};
+  const TopicsRead r = ReadTopics(m, "", "broker:9092", 2000);
+  EXPECT_TRUE(r.keep) << "partitions must not move between tasks on a passing error";
+  ASSERT_EQ(r.reports.size(), 1u) << "the topics after the error are not looked at";
+  EXPECT_EQ(r.reports[0].key, "topic_error:b");
+}
+
+TEST(ReadTopics, APatternMatchingNothingIsReported) {
+  const TopicsRead r = ReadTopics(MetadataResult{}, "clicks-.*", "broker:9092", 500);
+  EXPECT_FALSE(r.keep);
+  EXPECT_TRUE(r.partitions.empty());
+  ASSERT_EQ(r.reports.size(), 1u);
+  EXPECT_EQ(r.reports[0].key, "no_topics");
+  EXPECT_EQ(r.reports[0].message,
+            "no topic on broker:9092 matches topic_pattern `clicks-.*`; checking again every "
+            "500 ms");
+  EXPECT_TRUE(ReadTopics(MetadataResult{}, "", "broker:9092", 500).reports.empty())
+      << "named topics that do not exist are reported each by name instead";
+}
+
 }  // namespace
 }  // namespace sparse::kafka
