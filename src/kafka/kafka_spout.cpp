@@ -10,6 +10,7 @@
 
 #include "base/lifetime_gate.hpp"
 #include "kafka/at_most_once.hpp"
+#include "kafka/backpressure_pause.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/client_reports.hpp"
@@ -84,7 +85,8 @@ class KafkaSpout::Session final : public EpochSource {
                   options.max_uncommitted_offsets),
         retries_(options.retry),
         amo_(std::chrono::milliseconds(options.retry.DelayMs(1))),
-        starts_(options.start, options.start_timestamp_ms) {}
+        starts_(options.start, options.start_timestamp_ms),
+        backpressure_(std::chrono::milliseconds(options.backpressure_pause_ms)) {}
 
   ~Session() override { Close(); }
 
@@ -98,17 +100,9 @@ class KafkaSpout::Session final : public EpochSource {
     if (!active) schedule_.Request();
     if (!active && epochs_) epochs_->CloseEpoch();
   }
-  // Short episodes of backpressure cost nothing (librdkafka's prefetch queue is bounded, see
-  // queued.max.messages.kbytes); pausing and resuming partitions has a price (the prefetched
-  // records are dropped and fetched again), so partitions are paused only once backpressure
-  // lasted backpressure_pause_ms.
+  // Partitions pause only once backpressure lasted a while (BackpressurePause).
   void SetBackpressure(bool on) {
-    backpressure_ = on;
-    backpressure_since_ = Clock::now();
-    if (!on && backpressure_paused_) {
-      backpressure_paused_ = false;
-      UpdateAllPauses();
-    }
+    if (backpressure_.Set(on, Clock::now())) UpdateAllPauses();
   }
   void Close();
 
@@ -230,9 +224,7 @@ class KafkaSpout::Session final : public EpochSource {
   std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
-  bool backpressure_ = false;
-  bool backpressure_paused_ = false;
-  Clock::time_point backpressure_since_{};
+  BackpressurePause backpressure_;
   bool refresh_in_flight_ = false;
   Clock::time_point next_refresh_{};
   Clock::time_point last_consumer_poll_{};
@@ -495,11 +487,7 @@ void KafkaSpout::Session::Tick() {
     // Serve rebalances while NextTuple is not polling; a record that comes along is held.
     if (MessagePtr m = PollOne()) Hold(std::move(m));
   }
-  if (backpressure_ && !backpressure_paused_ &&
-      now - backpressure_since_ >= std::chrono::milliseconds(o_.backpressure_pause_ms)) {
-    backpressure_paused_ = true;
-    UpdateAllPauses();
-  }
+  if (backpressure_.Due(now)) UpdateAllPauses();
   if (o_.assignment == Assignment::kManual && !refresh_in_flight_ && now >= next_refresh_) {
     RefreshPartitions();
   }
@@ -760,7 +748,7 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 
 void KafkaSpout::Session::UpdatePause(Partition& p) {
   if (!p.assigned || !consumer_) return;
-  const bool want = p.WantsPause(active_, backpressure_paused_);
+  const bool want = p.WantsPause(active_, backpressure_.paused());
   if (want == p.paused) return;
   auto list = NewPartitionList(1);
   rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
