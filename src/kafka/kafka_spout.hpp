@@ -19,11 +19,15 @@
 // partitions with other `sparse run` instances. A partition taken away never commits past what
 // was processed; acks that arrive for it later are ignored (and counted).
 //
-// The rules live in small units without I/O, each with its unit test: the partitions and what
-// the spout keeps of each (partition_table), when and what it commits (commit_schedule), retries
-// (retry_queue) and dead letters (dead_letter), what each guarantee asks of it (delivery_rules,
-// at_most_once), message ids (message_id) and where a partition starts (start_offsets). The
-// Session in kafka_spout.cpp makes the librdkafka calls and wires them together.
+// The rules live in small units, each with its unit test, pure but for dead_letter's produce and
+// manual_assignment's metadata request: the partitions and what the spout keeps of each
+// (partition_table), when and what it commits (commit_schedule), retries (retry_queue) and dead
+// letters (dead_letter), what each guarantee asks of it (delivery_rules, at_most_once,
+// record_aborts for exactly_once), where a partition starts (start_offsets), which partitions a
+// task reads (manual_assignment), when backpressure pauses (backpressure_pause) and message ids
+// (message_id); client events and the gauges' period are shared with the bolt (client_reports,
+// metrics_period). The Session in kafka_spout.cpp makes the librdkafka calls and wires them
+// together.
 //
 // See options.hpp for the options and docs/kafka.md for the metrics.
 #pragma once
