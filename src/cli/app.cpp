@@ -14,20 +14,14 @@
 namespace sparse::cli {
 
 namespace {
-constexpr const char* kFooter = R"(Examples:
+constexpr const char* kExamples = R"(Examples:
   sparse quickstart wordcount          write a new project into ./wordcount
   cd wordcount && sparse run -t 10     run its topology locally for 10 seconds
   sparse run topologies/x.yaml -o topology.debug=true
 
-Exit codes:
-  0    success (for run: stopped by time limit, Ctrl-C drain, or idle stop)
-  1    usage, I/O or unexpected error
-  2    invalid topology or project configuration (file:line in the message)
-  3    a component could not start (command not found, no handshake)
-  4    a component kept failing while running (crash loop)
-  5    a remote service (Nimbus, Kafka) refused or could not be reached
-  130  stopped by a second Ctrl-C without draining
+)";
 
+constexpr const char* kEnvironment = R"(
 Environment:
   SPARSE_HOME   where sparse's share/ files live (default: next to the binary)
   NO_COLOR      disable colours)";
@@ -109,7 +103,7 @@ int Main(int argc, char** argv) {
       "sparse: run Storm-style stream topologies of multilang components locally, and "
       "submit them to Apache Storm."};
   app.name("sparse");
-  app.footer(kFooter);
+  app.footer(std::string(kExamples) + std::string(ExitCodesHelp()) + "\n" + kEnvironment);
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("sparse ") + SPARSE_VERSION);
   Action action;
@@ -119,22 +113,22 @@ int Main(int argc, char** argv) {
   RegisterHelp(app, action);
   if (argc == 1) {
     std::cout << app.help();
-    return exit_code::kOk;
+    return kExitOk;
   }
-  if (UnknownCommand(app, argc, argv)) return exit_code::kError;
+  if (UnknownCommand(app, argc, argv)) return ExitCode(base::Errc::kUsage);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // An unknown flag is the likeliest cause of a failed parse; say which and what was meant.
-    if (e.get_exit_code() != 0 && UnknownFlags(app, argc, argv)) return exit_code::kError;
-    return app.exit(e) == 0 ? exit_code::kOk : exit_code::kError;
+    if (e.get_exit_code() != 0 && UnknownFlags(app, argc, argv))
+      return ExitCode(base::Errc::kUsage);
+    return app.exit(e) == 0 ? kExitOk : ExitCode(base::Errc::kUsage);
   }
-  if (!action) return exit_code::kError;
+  if (!action) return ExitCode(base::Errc::kUsage);
   try {
     return action();
   } catch (const std::exception& e) {
-    std::cerr << "sparse: error: " << e.what() << "\n";
-    return exit_code::kError;
+    return ReportFailure(e);
   }
 }
 

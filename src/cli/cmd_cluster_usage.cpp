@@ -72,7 +72,8 @@ Usage ReadUsage(const NimbusTarget& target, const std::string& name) {
     }
   }
   if (!found) {
-    throw CommandError(exit_code::kError, "no topology named `" + name + "` on Nimbus " + u.nimbus);
+    throw base::Error(base::Errc::kNotFound,
+                      "no topology named `" + name + "` on Nimbus " + u.nimbus);
   }
   for (auto& [key, w] : by_key) u.workers.push_back(std::move(w));
   return u;
@@ -103,11 +104,11 @@ int WorkerUptime(const UsageArgs& a) {
                      {"components", w.components}});
     }
     std::cout << out.dump(2) << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   if (u.workers.empty()) {
     std::cerr << "no workers running on Nimbus " << u.nimbus << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::vector<std::vector<std::string>> rows = {
       {"TOPOLOGY", "WORKER", "UPTIME", "EXECUTORS", "COMPONENTS"}};
@@ -116,7 +117,7 @@ int WorkerUptime(const UsageArgs& a) {
                     std::to_string(w.executors), Join(w.components)});
   }
   PrintTable(std::cout, rows);
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 int SlotUsage(const UsageArgs& a) {
@@ -158,11 +159,11 @@ int SlotUsage(const UsageArgs& a) {
                      {"topologies", r.topologies}});
     }
     std::cout << out.dump(2) << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   if (rows.empty()) {
     std::cerr << "no supervisors on Nimbus " << u.nimbus << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::vector<std::vector<std::string>> table = {{"HOST", "SLOTS", "USED", "FREE", "TOPOLOGIES"}};
   int slots = 0, used = 0;
@@ -179,7 +180,7 @@ int SlotUsage(const UsageArgs& a) {
   table.push_back({"TOTAL", std::to_string(slots), std::to_string(used),
                    std::to_string(std::max(0, slots - used)), ""});
   PrintTable(std::cout, table);
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace
@@ -210,9 +211,7 @@ void RegisterClusterUsageCommands(CLI::App& app, Action& action) {
     AddNimbusOptions(cmd, args->target, "-e,--env,--environment");
     cmd->add_flag("--json", args->json, "Print a JSON array instead of a table");
     auto run = v.run;
-    cmd->callback([args, run, &action] {
-      action = [args, run] { return RunStormCommand([&] { return run(*args); }); };
-    });
+    cmd->callback([args, run, &action] { action = [args, run] { return run(*args); }; });
   }
 }
 

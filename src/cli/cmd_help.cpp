@@ -14,16 +14,16 @@ void RegisterHelp(CLI::App& app, Action& action) {
     action = [&app, topic] {
       if (topic->empty()) {
         std::cout << app.help();
-        return exit_code::kOk;
+        return kExitOk;
       }
       for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
         if (sub->get_name() == *topic) {
           std::cout << sub->help();
-          return exit_code::kOk;
+          return kExitOk;
         }
       }
       std::cerr << "sparse: error: no command `" << *topic << "` (see `sparse help`)\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kUsage);
     };
   });
 }

@@ -33,7 +33,7 @@ int Jar(const JarArgs& args) {
             << "try it locally with `sparse run --jar " << out.string()
             << "`, send it to Storm with `sparse submit`\n";
   std::cout << out.string() << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace
@@ -56,8 +56,7 @@ Examples:
   cmd->add_option("-o,--output", args->output, "Where to write the jar (default: _build/NAME.jar)");
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) first");
-  cmd->callback(
-      [args, &action] { action = [args] { return RunStormCommand([&] { return Jar(*args); }); }; });
+  cmd->callback([args, &action] { action = [args] { return Jar(*args); }; });
 }
 
 }  // namespace sparse::cli

@@ -69,7 +69,7 @@ int Serve(const ServeArgs& args) {
   auto broker = kafka::EmbeddedBroker::Start(args.brokers, error);
   if (!broker) {
     std::cerr << "sparse kafka serve: " << error << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kIo);
   }
   for (const auto& spec : args.topics) {
     std::string name;
@@ -77,11 +77,11 @@ int Serve(const ServeArgs& args) {
     if (!ParseTopicSpec(spec, args.partitions, name, partitions)) {
       std::cerr << "sparse kafka serve: --topic expects NAME or NAME:PARTITIONS, got `" << spec
                 << "`\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kUsage);
     }
     if (auto err = broker->CreateTopic(name, partitions)) {
       std::cerr << "sparse kafka serve: " << *err << "\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kIo);
     }
     std::cerr << "created topic " << name << " (" << partitions << " partitions)\n";
   }
@@ -92,7 +92,7 @@ int Serve(const ServeArgs& args) {
     if (!proxy) {
       std::cerr << "sparse kafka serve: " << error
                 << " (is a Kafka broker already running there? use --port 0 for a free port)\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kIo);
     }
     address = proxy->address();
   }
@@ -108,7 +108,7 @@ int Serve(const ServeArgs& args) {
   std::cerr << "stopping the embedded broker\n";
   proxy.reset();
   broker.reset();
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 struct ClientArgs {
@@ -187,7 +187,7 @@ int Produce(const ClientArgs& in) {
   kafka::SetProperty(conf.get(), "message.timeout.ms", "10000");
   if (auto err = ApplyKeyValues(conf.get(), args.properties)) {
     std::cerr << "sparse kafka produce: " << *err << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kInvalidInput);
   }
   QuietLogs(conf.get());
   static std::uint64_t failed = 0;
@@ -201,11 +201,11 @@ int Produce(const ClientArgs& in) {
   auto producer = kafka::NewClient(RD_KAFKA_PRODUCER, std::move(conf), error);
   if (!producer) {
     std::cerr << "sparse kafka produce: " << error << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kInvalidInput);
   }
   if (auto err = Reachable(producer.get(), args.bootstrap)) {
     std::cerr << "sparse kafka produce: " << *err << "\n";
-    return exit_code::kRemoteFailed;
+    return ExitCode(base::Errc::kRemote);
   }
   std::uint64_t lines = 0;
   std::string line;
@@ -234,7 +234,7 @@ int Produce(const ClientArgs& in) {
       }
       if (err) {
         std::cerr << "sparse kafka produce: " << rd_kafka_err2str(err) << "\n";
-        return exit_code::kRemoteFailed;
+        return ExitCode(base::Errc::kRemote);
       }
       break;
     }
@@ -245,10 +245,10 @@ int Produce(const ClientArgs& in) {
   if (err || failed > 0) {
     std::cerr << "sparse kafka produce: " << (failed + rd_kafka_outq_len(producer.get())) << " of "
               << lines << " record(s) not delivered to " << args.bootstrap << "\n";
-    return exit_code::kRemoteFailed;
+    return ExitCode(base::Errc::kRemote);
   }
   std::cerr << "produced " << lines << " record(s) to " << args.topic << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 // --json: the record's timestamp (ms since the epoch, and whether the producer or the broker set
@@ -295,18 +295,18 @@ int Consume(const ClientArgs& in) {
   kafka::SetProperty(conf.get(), "auto.offset.reset", args.from_beginning ? "earliest" : "latest");
   if (auto err = ApplyKeyValues(conf.get(), args.properties)) {
     std::cerr << "sparse kafka consume: " << *err << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kInvalidInput);
   }
   QuietLogs(conf.get());
   std::string error;
   auto consumer = kafka::NewClient(RD_KAFKA_CONSUMER, std::move(conf), error);
   if (!consumer) {
     std::cerr << "sparse kafka consume: " << error << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kInvalidInput);
   }
   if (auto err = Reachable(consumer.get(), args.bootstrap)) {
     std::cerr << "sparse kafka consume: " << *err << "\n";
-    return exit_code::kRemoteFailed;
+    return ExitCode(base::Errc::kRemote);
   }
   rd_kafka_poll_set_consumer(consumer.get());
   if (group) {
@@ -314,7 +314,7 @@ int Consume(const ClientArgs& in) {
     rd_kafka_topic_partition_list_add(topics.get(), args.topic.c_str(), RD_KAFKA_PARTITION_UA);
     if (const auto err = rd_kafka_subscribe(consumer.get(), topics.get())) {
       std::cerr << "sparse kafka consume: cannot subscribe: " << rd_kafka_err2str(err) << "\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kIo);
     }
   } else {
     // No group: read every partition directly (no group join to wait for).
@@ -326,7 +326,7 @@ int Consume(const ClientArgs& in) {
       std::cerr << "sparse kafka consume: cannot read topic `" << args.topic << "` from "
                 << args.bootstrap << ": " << rd_kafka_err2str(err ? err : md->topics[0].err)
                 << "\n";
-      return exit_code::kRemoteFailed;
+      return ExitCode(base::Errc::kRemote);
     }
     auto parts = kafka::NewPartitionList(md->topics[0].partition_cnt);
     for (int p = 0; p < md->topics[0].partition_cnt; ++p) {
@@ -372,7 +372,7 @@ int Consume(const ClientArgs& in) {
   std::cout.flush();
   rd_kafka_consumer_close(consumer.get());
   std::cerr << "consumed " << count << " record(s) from " << args.topic << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace

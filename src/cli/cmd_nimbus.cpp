@@ -33,11 +33,11 @@ int List(const ListArgs& a) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& t : topologies) out.push_back(storm::TopologySummaryToJson(t));
     std::cout << out.dump(2) << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   if (topologies.empty()) {
     std::cerr << "no topologies on Nimbus " << client->address().ToString() << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::vector<std::vector<std::string>> rows = {
       {"NAME", "STATUS", "WORKERS", "EXECUTORS", "TASKS", "UPTIME", "ID"}};
@@ -51,7 +51,7 @@ int List(const ListArgs& a) {
          t.__isset.id ? t.id : "-"});
   }
   PrintTable(std::cout, rows);
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 // ---- kill, activate, deactivate --------------------------------------------------------------
@@ -71,7 +71,7 @@ int Kill(const NameArgs& a) {
   std::cerr << "killed `" << name << "` on Nimbus " << client->address().ToString()
             << ": Storm deactivates it now and removes it after "
             << (wait ? std::to_string(*wait) + " s" : "topology.message.timeout.secs") << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 int Activate(const NameArgs& a, bool activate) {
@@ -83,7 +83,7 @@ int Activate(const NameArgs& a, bool activate) {
   }
   std::cerr << (activate ? "activated `" : "deactivated `") << a.name << "` on Nimbus "
             << client->address().ToString() << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 // ---- rebalance -------------------------------------------------------------------------------
@@ -112,8 +112,8 @@ std::map<std::string, int> ParseExecutors(const std::vector<std::string>& specs)
       }
     }
     if (!ok) {
-      throw CommandError(exit_code::kError,
-                         "-e expects COMPONENT=N with N at least 1, got `" + spec + "`");
+      throw base::Error(base::Errc::kUsage,
+                        "-e expects COMPONENT=N with N at least 1, got `" + spec + "`");
     }
     out[spec.substr(0, eq)] = n;
   }
@@ -132,14 +132,12 @@ int Rebalance(const RebalanceArgs& a) {
   if (a.workers > 0) std::cerr << ": " << a.workers << " workers";
   for (const auto& [c, n] : executors) std::cerr << ", " << c << "=" << n;
   std::cerr << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 template <typename Args, typename F>
 void SetAction(CLI::App* cmd, std::shared_ptr<Args> args, Action& action, F f) {
-  cmd->callback([args, &action, f] {
-    action = [args, f] { return RunStormCommand([&] { return f(*args); }); };
-  });
+  cmd->callback([args, &action, f] { action = [args, f] { return f(*args); }; });
 }
 
 }  // namespace

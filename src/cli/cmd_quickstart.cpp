@@ -35,7 +35,7 @@ int Quickstart(const QuickstartArgs& args) {
     std::cerr << "sparse: error: `" << args.name
               << "` is not a safe project name: use a letter, then letters, digits, '-' or '_' "
                  "(at most 64 characters)\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kUsage);
   }
   const fs::path templ = TemplatesDir() / "quickstart" / args.lang;
   std::error_code ec;
@@ -46,12 +46,12 @@ int Quickstart(const QuickstartArgs& args) {
     }
     std::cerr << "sparse: error: no quickstart template for language `" << args.lang
               << "` (available: " << langs << ")\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kUsage);
   }
   const fs::path dest = fs::path(args.dir.empty() ? "." : args.dir) / args.name;
   if (fs::exists(dest, ec)) {
     std::cerr << "sparse: error: " << dest.string() << " already exists; not overwriting it\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kUsage);
   }
   std::vector<fs::path> written;
   for (auto it = fs::recursive_directory_iterator(templ); it != fs::recursive_directory_iterator();
@@ -84,7 +84,7 @@ int Quickstart(const QuickstartArgs& args) {
     std::cerr << "(`sparse run` builds the C++ components first; it needs cmake and a C++17 "
                  "compiler)\n";
   }
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 // Every installed template with what it makes: the first paragraph of its README (the template

@@ -55,7 +55,7 @@ int PrintTopologyErrors(const runtime::TopologyError& e) {
   const Style style = Style::ForStderr();
   std::cerr << style.Paint("invalid topology:", "31") << "\n";
   for (const auto& d : e.diagnostics()) std::cerr << "  " << d.ToString() << "\n";
-  return exit_code::kInvalidTopology;
+  return ExitCode(base::Errc::kInvalidTopology);
 }
 
 int RunTopology(const RunArgs& args) {
@@ -81,16 +81,14 @@ int RunTopology(const RunArgs& args) {
     // the topology is evaluated: a .py topology imports its components.
     try {
       UseTopologyVirtualenv(file);
-    } catch (const PythonDepsError& e) {
-      std::cerr << "sparse: " << Style::ForStderr().Paint("error:", "31") << " " << e.what()
-                << "\n";
-      return e.code();
+    } catch (const base::Error& e) {
+      return ReportFailure(e);
     }
   }
   if (!jar && !args.no_build) {
     // Compiled components are built before anything starts (C++ projects have a CMakeLists.txt).
     if (auto owner = FindProject(file.parent_path()); owner && HasComponentBuild(*owner)) {
-      if (!BuildProjectComponents(*owner)) return exit_code::kStartFailed;
+      if (!BuildProjectComponents(*owner)) return ExitCode(base::Errc::kStartFailed);
     }
   }
 
@@ -99,7 +97,7 @@ int RunTopology(const RunArgs& args) {
     auto kv = runtime::ParseOverride(o);
     if (!kv) {
       std::cerr << "sparse: error: -o expects key=value, got `" << o << "`\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kUsage);
     }
     overrides[kv->first] = kv->second;
   }
@@ -153,7 +151,7 @@ int RunTopology(const RunArgs& args) {
     embedded_kafka = RunKafka::StartIfAsked(topology, overrides);
   } catch (const std::exception& e) {
     std::cerr << "sparse: " << e.what() << "\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kIo);
   }
 
   try {
@@ -241,19 +239,9 @@ int RunTopology(const RunArgs& args) {
   }
   if (auto never = KafkaNeverReached(topology, overrides, console.last())) {
     std::cerr << style.Paint("sparse: ", "31") << *never << "\n";
-    if (status == runtime::RunStatus::kOk) return exit_code::kRemoteFailed;
+    if (status == runtime::RunStatus::kOk) return ExitCode(base::Errc::kRemote);
   }
-  switch (status) {
-    case runtime::RunStatus::kOk:
-      return exit_code::kOk;
-    case runtime::RunStatus::kStartFailed:
-      return exit_code::kStartFailed;
-    case runtime::RunStatus::kFailed:
-      return exit_code::kRuntimeFailed;
-    case runtime::RunStatus::kForced:
-      return exit_code::kForced;
-  }
-  return exit_code::kError;
+  return ExitCode(status);
 }
 
 }  // namespace

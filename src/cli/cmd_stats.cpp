@@ -101,71 +101,68 @@ int Print(const StatsArgs& args, const runtime::ClusterSnapshot& snapshot, const
           const std::string& header) {
   if (args.json) {
     std::cout << web::SnapshotJson(snapshot, name).dump(2) << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::cerr << header << "\n";
   PrintSummary(std::cout, snapshot);
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 // A topology on a Storm cluster: Storm's own numbers for the window, from the leader Nimbus.
 int ClusterStats(const StatsArgs& args) {
-  return RunStormCommand([&] {
-    const std::string window = args.window == "all-time" ? ":all-time" : args.window;
-    if (!storm::IsStormWindow(window)) {
-      throw CommandError(exit_code::kError,
-                         "--window " + args.window +
-                             ": Storm keeps a cluster topology's numbers for 600, 10800 or "
-                             "86400 seconds, or :all-time");
-    }
-    const std::string name = ClusterTopologyName(args.name, "show");
-    auto client = ConnectLeader(args.cluster.Seeds(), MakeClientOptions(args.cluster.timeout_secs));
-    const std::string nimbus = "Nimbus " + client->address().ToString();
-    std::string id, running;
-    for (const auto& t : client->GetClusterInfo().topologies) {
-      if (t.name == name) id = t.id;
-      running += " " + t.name;
-    }
-    if (id.empty()) {
-      throw CommandError(exit_code::kError,
-                         "no topology `" + name + "` on " + nimbus +
-                             (running.empty() ? " (it runs none)" : "; it runs:" + running));
-    }
-    const auto page = client->GetTopologyPageInfo(id, window);
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    runtime::ClusterSnapshot snapshot = storm::SnapshotFromPageInfo(page, now);
-    if (!SelectComponent(args, snapshot, id)) return exit_code::kError;
-    return Print(args, snapshot, name,
-                 "topology " + name + " (" + id +
-                     "): " + (page.__isset.status ? page.status : "?") + ", up " +
-                     UptimeText(page.uptime_secs) + "; window " + window + " (" + nimbus +
-                     "; Storm samples its counts, topology.stats.sample.rate)");
-  });
+  const std::string window = args.window == "all-time" ? ":all-time" : args.window;
+  if (!storm::IsStormWindow(window)) {
+    throw base::Error(base::Errc::kUsage,
+                      "--window " + args.window +
+                          ": Storm keeps a cluster topology's numbers for 600, 10800 or "
+                          "86400 seconds, or :all-time");
+  }
+  const std::string name = ClusterTopologyName(args.name, "show");
+  auto client = ConnectLeader(args.cluster.Seeds(), MakeClientOptions(args.cluster.timeout_secs));
+  const std::string nimbus = "Nimbus " + client->address().ToString();
+  std::string id, running;
+  for (const auto& t : client->GetClusterInfo().topologies) {
+    if (t.name == name) id = t.id;
+    running += " " + t.name;
+  }
+  if (id.empty()) {
+    throw base::Error(base::Errc::kNotFound,
+                      "no topology `" + name + "` on " + nimbus +
+                          (running.empty() ? " (it runs none)" : "; it runs:" + running));
+  }
+  const auto page = client->GetTopologyPageInfo(id, window);
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  runtime::ClusterSnapshot snapshot = storm::SnapshotFromPageInfo(page, now);
+  if (!SelectComponent(args, snapshot, id)) return ExitCode(base::Errc::kNotFound);
+  return Print(args, snapshot, name,
+               "topology " + name + " (" + id + "): " + (page.__isset.status ? page.status : "?") +
+                   ", up " + UptimeText(page.uptime_secs) + "; window " + window + " (" + nimbus +
+                   "; Storm samples its counts, topology.stats.sample.rate)");
 }
 
 int Stats(const StatsArgs& args) {
   if (!args.cluster.nimbus.empty() || !args.cluster.env.empty()) return ClusterStats(args);
-  const std::string base = BaseUrl(args);
-  const auto summary = GetJson(base + "api/v1/topology/summary");
+  const std::string url = BaseUrl(args);
+  const auto summary = GetJson(url + "api/v1/topology/summary");
   const auto& topologies = summary.at("topologies");
-  if (topologies.empty()) throw std::runtime_error(base + " serves no topology");
+  if (topologies.empty()) throw std::runtime_error(url + " serves no topology");
   const std::string id = topologies[0].at("id").get<std::string>();
   const auto topology =
-      GetJson(base + "api/v1/topology/" + Encode(id) + "?window=" + Encode(args.window));
+      GetJson(url + "api/v1/topology/" + Encode(id) + "?window=" + Encode(args.window));
   runtime::ClusterSnapshot snapshot = web::SnapshotFromTopologyJson(topology);
   const std::string name = topology.at("name").get<std::string>();
   if (!args.name.empty() && args.name != name) {
     std::cerr << "sparse: error: the topology running here is `" << name << "`, not `" << args.name
-              << "` (" << base << ")\n";
-    return exit_code::kError;
+              << "` (" << url << ")\n";
+    return ExitCode(base::Errc::kNotFound);
   }
-  if (!SelectComponent(args, snapshot, id)) return exit_code::kError;
+  if (!SelectComponent(args, snapshot, id)) return ExitCode(base::Errc::kNotFound);
   return Print(args, snapshot, name,
                "topology " + name + ": " + snapshot.state + ", up " +
                    topology.at("uptime").get<std::string>() + "; window " +
-                   topology.at("windowHint").get<std::string>() + " (" + base + ")");
+                   topology.at("windowHint").get<std::string>() + " (" + url + ")");
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ int UpdateVirtualenv(const VenvArgs& a) {
     file = ResolveTopology(a.name.empty() ? std::nullopt : std::optional<std::string>(a.name),
                            project);
   } catch (const std::runtime_error& e) {
-    throw CommandError(exit_code::kError, e.what());
+    throw base::Error(base::Errc::kNotFound, e.what());
   }
   const auto owner = FindProject(file.parent_path());
   const std::string topology = file.stem().string();
@@ -50,8 +50,8 @@ int UpdateVirtualenv(const VenvArgs& a) {
     const fs::path expected = StreamparseRequirementsFile(*owner, topology);
     std::error_code ec;
     if (!fs::is_regular_file(expected, ec)) {
-      throw CommandError(exit_code::kError, "no requirements file " + expected.string() +
-                                                " for topology `" + topology + "`");
+      throw base::Error(base::Errc::kNotFound, "no requirements file " + expected.string() +
+                                                   " for topology `" + topology + "`");
     }
   }
   const auto requirements = owner ? FindRequirements(*owner, topology) : std::nullopt;
@@ -59,13 +59,13 @@ int UpdateVirtualenv(const VenvArgs& a) {
     std::cerr << "`" << topology << "` needs no packages beyond what sparse brings"
               << (owner && owner->streamparse ? "" : " (sparse.yaml has no python_requirements)")
               << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::cerr << requirements->file.string() << ": " << requirements->lines.size() << " requirement"
             << (requirements->lines.size() == 1 ? "" : "s") << ", all readable\n";
   const fs::path venv = EnsureVirtualenv(*owner, topology, *requirements, a.overwrite);
   std::cerr << "local virtualenv up to date: " << venv.string() << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 struct LogsArgs {
@@ -77,7 +77,7 @@ struct LogsArgs {
 int RemoveLogs(const LogsArgs& a) {
   const fs::path dir = LocalLogDir(a.log_dir);
   if (auto run = FindRun(fs::current_path()); run && run->state.log_dir == dir.string()) {
-    throw CommandError(exit_code::kError, "the run of " + run->state.topology + " (pid " +
+    throw base::Error(base::Errc::kUsage, "the run of " + run->state.topology + " (pid " +
                                               std::to_string(run->state.pid) +
                                               ") still writes the logs in " + dir.string() +
                                               ": stop it first");
@@ -88,7 +88,7 @@ int RemoveLogs(const LogsArgs& a) {
     try {
       ResolveTopology(a.name, project);
     } catch (const std::runtime_error& e) {
-      throw CommandError(exit_code::kError, e.what());
+      throw base::Error(base::Errc::kNotFound, e.what());
     }
   }
   std::error_code ec;
@@ -104,21 +104,21 @@ int RemoveLogs(const LogsArgs& a) {
   std::sort(logs.begin(), logs.end());
   if (logs.empty()) {
     std::cerr << "no component logs in " << dir.string() << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   std::uintmax_t bytes = 0;
   for (const auto& p : logs) {
     std::error_code size_ec;
     const std::uintmax_t size = fs::file_size(p, size_ec);
     if (!fs::remove(p, ec) || ec) {
-      throw CommandError(exit_code::kError, "cannot remove " + p.string() + ": " + ec.message());
+      throw base::Error(base::Errc::kIo, "cannot remove " + p.string() + ": " + ec.message());
     }
     if (!size_ec) bytes += size;
     std::cout << p.string() << "\n";
   }
   std::cerr << "removed " << logs.size() << " log" << (logs.size() == 1 ? "" : "s") << " ("
             << HumanBytes(bytes) << ") from " << dir.string() << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace
@@ -140,9 +140,7 @@ Examples:
     cmd->add_flag("--overwrite_virtualenv", args->overwrite, "Rebuild the local virtualenv");
     cmd->add_option("-e,--environment", args->env,
                     "Accepted (streamparse's flag): the requirements are the same everywhere");
-    cmd->callback([args, &action] {
-      action = [args] { return RunStormCommand([&] { return UpdateVirtualenv(*args); }); };
-    });
+    cmd->callback([args, &action] { action = [args] { return UpdateVirtualenv(*args); }; });
   }
   {
     auto args = std::make_shared<LogsArgs>();
@@ -157,9 +155,7 @@ Examples:
     cmd->add_option("-n,--name", args->name, "The topology (checked; its logs are the run's)");
     cmd->add_option("-e,--environment", args->env, "Accepted (streamparse's flag)");
     cmd->add_option("--log-dir", args->log_dir, "Where the logs are (default: as `sparse tail`)");
-    cmd->callback([args, &action] {
-      action = [args] { return RunStormCommand([&] { return RemoveLogs(*args); }); };
-    });
+    cmd->callback([args, &action] { action = [args] { return RemoveLogs(*args); }; });
   }
 }
 

@@ -44,7 +44,7 @@ std::string ReadBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buf;
   buf << in.rdbuf();
-  if (!in) throw CommandError(exit_code::kError, "cannot read " + path.string());
+  if (!in) throw base::Error(base::Errc::kIo, "cannot read " + path.string());
   return buf.str();
 }
 
@@ -83,8 +83,8 @@ void KillAndWait(storm::NimbusClient& client, const std::string& name, int wait_
     const auto* t = FindByName(info, name);
     if (!t) break;
     if (Clock::now() >= deadline) {
-      throw CommandError(
-          exit_code::kRemoteFailed,
+      throw base::Error(
+          base::Errc::kRemote,
           "`" + name + "` is still listed by Nimbus " +
               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) +
               " s after the kill (" + Describe(*t) + "); try again later");
@@ -99,19 +99,19 @@ void EnsureNameFree(storm::NimbusClient& client, const std::string& name, const 
   const auto info = client.GetClusterInfo();
   if (const auto* t = FindByName(info, name)) {
     if (!a.force) {
-      throw CommandError(exit_code::kRemoteFailed,
-                         "a topology named `" + name + "` is already alive on Nimbus " +
-                             client.address().ToString() + " (" + Describe(*t) +
-                             "); replace it with `sparse submit --force`, or stop it with "
-                             "`sparse kill " +
-                             name + "`");
+      throw base::Error(base::Errc::kRemote,
+                        "a topology named `" + name + "` is already alive on Nimbus " +
+                            client.address().ToString() + " (" + Describe(*t) +
+                            "); replace it with `sparse submit --force`, or stop it with "
+                            "`sparse kill " +
+                            name + "`");
     }
     KillAndWait(client, name, a.wait);
   }
   if (auto allowed = client.IsTopologyNameAllowed(name); allowed && !*allowed) {
-    throw CommandError(exit_code::kRemoteFailed, "Nimbus at " + client.address().ToString() +
-                                                     " does not allow the name `" + name +
-                                                     "` (in use, being killed, or invalid there)");
+    throw base::Error(base::Errc::kRemote, "Nimbus at " + client.address().ToString() +
+                                               " does not allow the name `" + name +
+                                               "` (in use, being killed, or invalid there)");
   }
 }
 
@@ -173,7 +173,7 @@ int Submit(const SubmitArgs& a) {
                            : a.name.empty()         ? source.topology.name
                                                     : a.name;
   if (auto why = storm::CheckTopologyName(name)) {
-    throw CommandError(exit_code::kInvalidTopology, *why);
+    throw base::Error(base::Errc::kInvalidTopology, *why);
   }
   const storm::Conversion conversion = storm::ToStormTopology(source.topology, overrides);
   for (const auto& w : conversion.warnings) {
@@ -207,7 +207,7 @@ int Submit(const SubmitArgs& a) {
     };
     std::cout << out.dump(2) << "\n";
     std::cerr << "dry run: nothing was sent to Nimbus\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
 
   auto client = ConnectLeader(seeds, MakeClientOptions(a.timeout));
@@ -229,7 +229,7 @@ int Submit(const SubmitArgs& a) {
             << (a.inactive ? "inactive: `sparse activate " + name + "` starts it" : "active")
             << "); `sparse list` shows it, `sparse kill " << name << "` stops it\n";
   std::cout << (id.empty() ? name : id) << "\n";
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace
@@ -279,9 +279,7 @@ Examples:
                 "Do not build the project's C++ components (CMakeLists.txt) first");
   cmd->add_option("--timeout", args->timeout, "Seconds to wait for each Nimbus reply (default 120)")
       ->check(Seconds(false));
-  cmd->callback([args, &action] {
-    action = [args] { return RunStormCommand([&] { return Submit(*args); }); };
-  });
+  cmd->callback([args, &action] { action = [args] { return Submit(*args); }; });
 }
 
 }  // namespace sparse::cli

@@ -44,7 +44,7 @@ int RefuseClusterTopology(const std::string& command, const ClusterTarget& targe
             << cluster << ") yet. " << where
             << ". `sparse list` shows each cluster topology's status, workers, executors and "
                "tasks.\n";
-  return exit_code::kError;
+  return ExitCode(base::Errc::kUsage);
 }
 
 constexpr std::uintmax_t kMaxInitialBytes = 4 << 20;  // per file, for the last -n entries
@@ -204,14 +204,14 @@ int Tail(const TailArgs& args) {
     } catch (const std::runtime_error& e) {
       std::cerr << "sparse: error: " << e.what() << " (-n takes a number of entries, or "
                 << "streamparse's topology name)\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kUsage);
     }
   }
   const fs::path dir = LocalLogDir(args.log_dir);
   if (!fs::is_directory(dir)) {
     std::cerr << "sparse: error: no logs in " << dir.string()
               << " (run a topology first, or give --log-dir)\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kNotFound);
   }
   std::map<std::string, LogFile> files;
   auto add = [&](const std::string& component) {
@@ -223,7 +223,7 @@ int Tail(const TailArgs& args) {
       for (const auto& c : Components(dir)) known += " " + c;
       std::cerr << "sparse: error: no log of `" << *args.component << "` in " << dir.string()
                 << (known.empty() ? "" : "; there are:" + known) << "\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kNotFound);
     }
     add(*args.component);
   } else {
@@ -231,7 +231,7 @@ int Tail(const TailArgs& args) {
     if (files.empty() && !args.pattern.empty() && !args.follow) {
       std::cerr << "sparse: error: no log in " << dir.string() << " matches --pattern `"
                 << args.pattern << "`\n";
-      return exit_code::kError;
+      return ExitCode(base::Errc::kNotFound);
     }
   }
   Printer printer(!args.component);
@@ -247,7 +247,7 @@ int Tail(const TailArgs& args) {
                    [](const Entry& a, const Entry& b) { return a.stamp < b.stamp; });
   const std::size_t keep = static_cast<std::size_t>(std::max(0, args.lines));
   if (initial.size() > keep) initial.erase(initial.begin(), initial.end() - keep);
-  if (!printer.Print(initial)) return exit_code::kOk;
+  if (!printer.Print(initial)) return kExitOk;
 
   while (args.follow) {
     std::this_thread::sleep_for(kPollEvery);
@@ -265,9 +265,9 @@ int Tail(const TailArgs& args) {
       fresh.insert(fresh.end(), std::make_move_iterator(e.begin()),
                    std::make_move_iterator(e.end()));
     }
-    if (!fresh.empty() && !printer.Print(fresh)) return exit_code::kOk;
+    if (!fresh.empty() && !printer.Print(fresh)) return kExitOk;
   }
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 }  // namespace

@@ -82,16 +82,16 @@ int RunGraphviz(const fs::path& dot, const std::string& text, const std::string&
   if (rc != 0) throw std::runtime_error("cannot run " + dot.string() + ": " + std::strerror(rc));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::cerr << "sparse: error: Graphviz's dot failed (its message is above)\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kIo);
   }
-  return exit_code::kOk;
+  return kExitOk;
 }
 
 int Visualize(const VisualizeArgs& args) {
   const std::string format = FormatOf(args);
   if (format != "dot" && format != "svg" && format != "png") {
     std::cerr << "sparse: error: -f must be dot, svg or png, not `" << format << "`\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kUsage);
   }
   const auto project = FindProject(fs::current_path());
   const fs::path file = ResolveTopology(args.name.empty() ? args.topology : args.name, project);
@@ -103,33 +103,33 @@ int Visualize(const VisualizeArgs& args) {
     const Style style = Style::ForStderr();
     std::cerr << style.Paint("invalid topology:", "31") << "\n";
     for (const auto& d : e.diagnostics()) std::cerr << "  " << d.ToString() << "\n";
-    return exit_code::kInvalidTopology;
+    return ExitCode(base::Errc::kInvalidTopology);
   }
   const std::string text = web::GraphDot(web::MakeGraph(topology));
   if (format == "dot") {
     if (args.output.empty()) {
       std::cout << text;
-      return exit_code::kOk;
+      return kExitOk;
     }
     std::ofstream out(args.output);
     out << text;
     if (!out) throw std::runtime_error("cannot write " + args.output);
     std::cerr << "wrote " << args.output << "\n";
-    return exit_code::kOk;
+    return kExitOk;
   }
   const auto dot = FindInPath("dot");
   if (!dot) {
     std::cerr << "sparse: error: -f " << format
               << " needs Graphviz's `dot`, which is not installed (Debian: apt-get install "
                  "graphviz); -f dot works without it\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kNotFound);
   }
   if (format == "png" && args.output.empty() && ::isatty(1)) {
     std::cerr << "sparse: error: not writing PNG to a terminal; give -o FILE\n";
-    return exit_code::kError;
+    return ExitCode(base::Errc::kUsage);
   }
   const int rc = RunGraphviz(*dot, text, format, args.output);
-  if (rc == exit_code::kOk && !args.output.empty()) std::cerr << "wrote " << args.output << "\n";
+  if (rc == kExitOk && !args.output.empty()) std::cerr << "wrote " << args.output << "\n";
   return rc;
 }
 

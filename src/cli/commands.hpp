@@ -7,21 +7,12 @@
 #include <functional>
 #include <memory>
 
+#include "cli/exit_status.hpp"
+
 namespace sparse::cli {
 
-// Exit codes shared by every subcommand (documented in `sparse --help` and the README).
-namespace exit_code {
-inline constexpr int kOk = 0;
-inline constexpr int kError = 1;            // usage, I/O, or an unexpected error
-inline constexpr int kInvalidTopology = 2;  // the topology or project config is invalid
-inline constexpr int kStartFailed = 3;      // a component could not start
-inline constexpr int kRuntimeFailed = 4;    // a component kept failing (crash loop)
-inline constexpr int kRemoteFailed = 5;     // Nimbus / a remote service refused or is unreachable
-inline constexpr int kForced = 130;         // a second Ctrl-C: stopped without draining
-}  // namespace exit_code
-
 // A registered subcommand sets `action` to what runs when it is chosen; the action returns the
-// process exit code.
+// process exit code (kExitOk or ExitCode(kind), cli/exit_status.hpp).
 using Action = std::function<int()>;
 
 void RegisterRun(CLI::App& app, Action& action);

@@ -132,8 +132,8 @@ LineCheck CheckLine(const std::string& raw, const fs::path& base) {
   return {text, "", ""};
 }
 
-[[noreturn]] void Fail(int code, const std::string& message) {
-  throw PythonDepsError(code, message);
+[[noreturn]] void Fail(base::Errc errc, const std::string& message) {
+  throw base::Error(errc, message);
 }
 
 std::string ReadTextOrEmpty(const fs::path& file) {
@@ -184,7 +184,7 @@ std::string PythonIdentity(const std::string& python) {
   char buf[512];
   while (std::fgets(buf, sizeof buf, pipe)) out += buf;
   if (::pclose(pipe) != 0 || out.empty()) {
-    Fail(exit_code::kStartFailed,
+    Fail(base::Errc::kStartFailed,
          "cannot run " + python +
              " to build the topology's virtualenv (is Python 3 installed? SPARSE_PYTHON chooses "
              "one)");
@@ -312,7 +312,7 @@ std::optional<Requirements> FindRequirements(const Project& project, const std::
   if (!errors.empty()) {
     std::string message;
     for (const auto& e : errors) message += (message.empty() ? "" : "\n  ") + e;
-    Fail(exit_code::kInvalidTopology, message);
+    Fail(base::Errc::kInvalidTopology, message);
   }
   NotePrinted(r);
   if (r.lines.empty()) return std::nullopt;
@@ -340,7 +340,7 @@ fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
 
   fs::remove_all(venv, ec);
   fs::create_directories(venv, ec);
-  if (ec) Fail(exit_code::kStartFailed, "cannot create " + venv.string() + ": " + ec.message());
+  if (ec) Fail(base::Errc::kStartFailed, "cannot create " + venv.string() + ": " + ec.message());
   const fs::path log = cache / (topology + "-pip.log");
   fs::remove(log, ec);
   std::cerr << "python: building the virtualenv of `" << topology << "` from "
@@ -350,7 +350,7 @@ fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
   if (RunShown(ShellQuote(python) + " -m venv " + ShellQuote(venv.string()), project.root, log) !=
       0) {
     fs::remove_all(venv, ec);
-    Fail(exit_code::kStartFailed,
+    Fail(base::Errc::kStartFailed,
          "cannot create a virtualenv with `" + python + " -m venv` for the requirements in " +
              requirements.file.string() + " (on Debian: apt-get install python3-venv; output in " +
              log.string() + ")");
@@ -363,10 +363,10 @@ fs::path EnsureVirtualenv(const Project& project, const std::string& topology,
                           project.root, log);
   if (rc != 0) {
     fs::remove_all(venv, ec);
-    Fail(exit_code::kStartFailed, "pip could not install the requirements in " +
-                                      requirements.file.string() + " (exit code " +
-                                      std::to_string(rc) + "; its output is above and in " +
-                                      log.string() + ")");
+    Fail(base::Errc::kStartFailed, "pip could not install the requirements in " +
+                                       requirements.file.string() + " (exit code " +
+                                       std::to_string(rc) + "; its output is above and in " +
+                                       log.string() + ")");
   }
   std::ofstream(venv / kStamp) << text;
   RemoveStale(cache, topology, venv);
@@ -379,7 +379,7 @@ fs::path VendorRequirements(const TopologyRequirements& r, const std::string& py
   const std::string& topology = r.topology;
   const Requirements& requirements = r.requirements;
   const fs::path& venv = r.venv;
-  if (venv.empty()) Fail(exit_code::kError, "no virtualenv to install the requirements with");
+  if (venv.empty()) Fail(base::Errc::kInternal, "no virtualenv to install the requirements with");
   const std::string text = RequirementsText(requirements);
   const std::string suffix = "-site" + (python_version.empty() ? "" : "-py" + python_version);
   const fs::path cache = CacheDir(project);
@@ -406,7 +406,7 @@ fs::path VendorRequirements(const TopologyRequirements& r, const std::string& py
   const int rc = RunShown(command, project.root, log);
   if (rc != 0) {
     fs::remove_all(site, ec);
-    Fail(exit_code::kError,
+    Fail(base::Errc::kBuildFailed,
          "pip could not install the requirements in " + requirements.file.string() +
              " for the jar (exit code " + std::to_string(rc) + "; its output is above and in " +
              log.string() +
@@ -445,8 +445,8 @@ std::string WorkerPythonVersion(const std::string& flag) {
     v = env ? env : "";
   }
   if (!v.empty() && !std::regex_match(v, std::regex(R"(3\.[0-9]{1,2})"))) {
-    Fail(exit_code::kError, "the workers' Python version must read as 3.MINOR (e.g. 3.11), not `" +
-                                v + "` (--python-version or SPARSE_WORKER_PYTHON_VERSION)");
+    Fail(base::Errc::kUsage, "the workers' Python version must read as 3.MINOR (e.g. 3.11), not `" +
+                                 v + "` (--python-version or SPARSE_WORKER_PYTHON_VERSION)");
   }
   return v;
 }

@@ -35,18 +35,6 @@
 
 namespace sparse::cli {
 
-// A malformed requirements declaration (`file:line: ...`) or a failed pip / venv step; `code`
-// is the exit code the command should end with (commands.hpp).
-class PythonDepsError : public std::runtime_error {
- public:
-  PythonDepsError(int code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
-
 struct Requirements {
   std::filesystem::path file;      // the file declaring them (for messages)
   std::vector<std::string> lines;  // what pip gets, one requirement or pip option per entry
@@ -59,7 +47,7 @@ std::filesystem::path StreamparseRequirementsFile(const Project& project,
                                                   const std::string& topology);
 
 // What `project` declares for `topology`, or nullopt when it declares nothing. Checks every
-// line's shape; throws PythonDepsError (exit 2) naming file:line for one pip would not read.
+// line's shape; throws base::Error (kInvalidTopology) naming file:line for one pip would not read.
 std::optional<Requirements> FindRequirements(const Project& project, const std::string& topology);
 
 // A topology file's requirements, with the project declaring them.
@@ -74,13 +62,13 @@ struct TopologyRequirements {
 std::optional<TopologyRequirements> RequirementsOfTopologyFile(const std::filesystem::path& file);
 
 // The virtualenv `sparse run` uses for `topology`: built if missing or stale (or `rebuild`).
-// Returns its folder. Throws PythonDepsError (exit 3) when venv or pip fails, naming the file.
+// Returns its folder. Throws base::Error (kStartFailed) when venv or pip fails, naming the file.
 std::filesystem::path EnsureVirtualenv(const Project& project, const std::string& topology,
                                        const Requirements& requirements, bool rebuild = false);
 
 // The packages installed with `pip install --target` for the workers' Python `python_version`
 // ("" = the local one) by the pip of `r.venv` (UseTopologyVirtualenv's), cached beside it.
-// Throws PythonDepsError (exit 1) on failure.
+// Throws base::Error on failure.
 std::filesystem::path VendorRequirements(const TopologyRequirements& r,
                                          const std::string& python_version);
 
@@ -97,7 +85,7 @@ void ActivateVirtualenv(const std::filesystem::path& venv);
 std::optional<TopologyRequirements> UseTopologyVirtualenv(const std::filesystem::path& file);
 
 // The workers' Python version for `jar`/`submit`: `flag` if set, else
-// $SPARSE_WORKER_PYTHON_VERSION, else "" (the local interpreter's). Throws PythonDepsError
+// $SPARSE_WORKER_PYTHON_VERSION, else "" (the local interpreter's). Throws base::Error
 // (exit 1) unless it reads as MAJOR.MINOR.
 std::string WorkerPythonVersion(const std::string& flag);
 

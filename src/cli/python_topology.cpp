@@ -181,7 +181,12 @@ runtime::Topology LoadAnyTopology(const fs::path& file, const std::string& env) 
     return t;
   }
   t = runtime::LoadTopology(file);
-  if (project && project->streamparse) t.resources_dir = project->resources_dir;
+  // A project's components live in its resources folder (src/ unless sparse.yaml says
+  // `resources:`); a bare YAML file's beside it.
+  std::error_code ec;
+  if (project && (project->streamparse || fs::is_directory(project->resources_dir, ec))) {
+    t.resources_dir = project->resources_dir;
+  }
   return t;
 }
 

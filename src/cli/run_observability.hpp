@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
+#include "runtime/fanout_observer.hpp"
 #include "runtime/local_cluster.hpp"
 #include "runtime/plan.hpp"
-#include "web/fanout_observer.hpp"
 
 namespace sparse::web {
 class WebUi;
@@ -82,7 +82,7 @@ class RunObservability {
    private:
     friend class RunObservability;
     Live() = default;
-    web::FanoutObserver* fanout_ = nullptr;
+    runtime::FanoutObserver* fanout_ = nullptr;
     std::unique_ptr<web::WebUi> ui_;
     std::filesystem::path state_path_;
     std::string url_;
@@ -96,7 +96,7 @@ class RunObservability {
                               const std::filesystem::path& state_dir);
 
  private:
-  web::FanoutObserver fanout_;
+  runtime::FanoutObserver fanout_;
   std::filesystem::path log_dir_;
   std::string kafka_;
 };

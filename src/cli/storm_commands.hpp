@@ -28,20 +28,6 @@ void RegisterJar(CLI::App& app, Action& action);
 void RegisterSubmit(CLI::App& app, Action& action);
 void RegisterNimbusCommands(CLI::App& app, Action& action);  // list, kill, (de)activate, rebalance
 
-// Ends a command: `message` is printed as an error and `code` is the exit code.
-class CommandError : public std::runtime_error {
- public:
-  CommandError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
-
-// Runs `body`, turning CommandError, NimbusError, TopologyError, JarError and ZipError into a
-// message on stderr and the documented exit code.
-int RunStormCommand(const std::function<int()>& body);
-
 // One entry of `environments:` in sparse.yaml:
 //   environments:
 //     prod:
@@ -58,15 +44,16 @@ struct Environment {
   nlohmann::json TopologyOptions() const;
 };
 
-// The environment `name` of the project. Throws CommandError: exit 1 when there is no project or
-// no such environment (listing the known ones), exit 2 when the entry is malformed (file:line).
+// The environment `name` of the project. Throws base::Error (kNotFound, exit 1) when there is no
+// project or no such environment (listing the known ones), exit 2 when the entry is malformed
+// (file:line).
 Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name);
 
 // Where to find Nimbus: --nimbus if given, else the environment's, else localhost:6627.
 std::vector<storm::NimbusAddress> NimbusSeeds(const std::string& nimbus_flag,
                                               const std::optional<Environment>& env);
 
-// Parses `-o key=value` options (CommandError exit 1 on a malformed one).
+// Parses `-o key=value` options (base::Error kUsage on a malformed one).
 nlohmann::json ParseOverrides(const std::vector<std::string>& options);
 
 struct StormTopologySource {
@@ -83,7 +70,7 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
                                          const std::string& env = "");
 
 // Builds the project's compiled (C++) components into its resources folder first, as
-// `sparse run` does, unless `skip`: the jar must carry the binaries. CommandError on failure.
+// `sparse run` does, unless `skip`: the jar must carry the binaries. base::Error on failure.
 void BuildComponentsForJar(const StormTopologySource& source, bool skip);
 
 // The Python packages the jar carries (python_deps.hpp: VendorRequirements) for the workers'
@@ -98,12 +85,12 @@ void AddPythonVersionOption(CLI::App& cmd, std::string& python_version);
 // The jar's default path: <project or current folder>/_build/<topology name>.jar.
 std::filesystem::path DefaultJarPath(const StormTopologySource& source);
 
-// The project around the current folder; a project file that does not parse is a CommandError
+// The project around the current folder; a project file that does not parse is a base::Error
 // with exit code 2 (invalid configuration), naming the file and line.
 std::optional<Project> CurrentProject();
 
 // The name of the cluster topology a command acts on: `given` when set, else the project's only
-// topology (or its default_topology), as streamparse does. CommandError (exit 1) otherwise, with
+// topology (or its default_topology), as streamparse does. base::Error (kNotFound) otherwise, with
 // `verb` in the message ("name the topology to kill").
 std::string ClusterTopologyName(const std::string& given, const std::string& verb);
 

@@ -64,34 +64,6 @@ void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
   }
 }
 
-int RunStormCommand(const std::function<int()>& body) {
-  const Style style = Style::ForStderr();
-  const std::string error = style.Paint("error:", "31");
-  try {
-    return body();
-  } catch (const CommandError& e) {
-    std::cerr << "sparse: " << error << " " << e.what() << "\n";
-    return e.code();
-  } catch (const runtime::TopologyError& e) {
-    std::cerr << style.Paint("invalid topology:", "31") << "\n";
-    for (const auto& d : e.diagnostics()) std::cerr << "  " << d.ToString() << "\n";
-    return exit_code::kInvalidTopology;
-  } catch (const storm::NimbusError& e) {
-    std::cerr << "sparse: " << error << " " << e.what() << "\n";
-    return e.kind() == storm::NimbusErrorKind::kInvalidTopology ? exit_code::kInvalidTopology
-                                                                : exit_code::kRemoteFailed;
-  } catch (const storm::JarError& e) {
-    std::cerr << "sparse: " << error << " " << e.what() << "\n";
-    return exit_code::kError;
-  } catch (const storm::ZipError& e) {
-    std::cerr << "sparse: " << error << " " << e.what() << "\n";
-    return exit_code::kError;
-  } catch (const PythonDepsError& e) {
-    std::cerr << "sparse: " << error << " " << e.what() << "\n";
-    return e.code();
-  }
-}
-
 nlohmann::json Environment::TopologyOptions() const {
   nlohmann::json out = options;
   if (workers) out[runtime::keys::kWorkers] = *workers;
@@ -102,14 +74,14 @@ namespace {
 
 storm::NimbusAddress ParseSeed(const fs::path& file, const YAML::Node& node) {
   if (!node.IsScalar()) {
-    throw CommandError(exit_code::kInvalidTopology,
-                       YamlWhere(file, node) + ": `nimbus` must be HOST:PORT or a list of them");
+    throw base::Error(base::Errc::kInvalidTopology,
+                      YamlWhere(file, node) + ": `nimbus` must be HOST:PORT or a list of them");
   }
   try {
     return storm::ParseNimbusAddress(node.Scalar());
   } catch (const std::invalid_argument& e) {
-    throw CommandError(exit_code::kInvalidTopology,
-                       YamlWhere(file, node) + ": `nimbus`: " + std::string(e.what()));
+    throw base::Error(base::Errc::kInvalidTopology,
+                      YamlWhere(file, node) + ": `nimbus`: " + std::string(e.what()));
   }
 }
 
@@ -119,7 +91,7 @@ std::optional<Project> CurrentProject() {
   try {
     return FindProject(fs::current_path());
   } catch (const std::runtime_error& e) {
-    throw CommandError(exit_code::kInvalidTopology, e.what());
+    throw base::Error(base::Errc::kInvalidTopology, e.what());
   }
 }
 
@@ -127,22 +99,22 @@ std::string ClusterTopologyName(const std::string& given, const std::string& ver
   if (!given.empty()) return given;
   const auto project = CurrentProject();
   if (!project) {
-    throw CommandError(exit_code::kError,
-                       "name the topology to " + verb + " (not inside a project)");
+    throw base::Error(base::Errc::kNotFound,
+                      "name the topology to " + verb + " (not inside a project)");
   }
   try {
     return ResolveTopology(std::nullopt, project).stem().string();
   } catch (const std::runtime_error& e) {
-    throw CommandError(exit_code::kError,
-                       "name the topology to " + verb + ": " + std::string(e.what()));
+    throw base::Error(base::Errc::kNotFound,
+                      "name the topology to " + verb + ": " + std::string(e.what()));
   }
 }
 
 Environment LoadEnvironment(const std::optional<Project>& project, const std::string& name) {
   if (!project) {
-    throw CommandError(exit_code::kError, "environment `" + name +
-                                              "` asked for, but this is not inside a sparse "
-                                              "project (no sparse.yaml here or above)");
+    throw base::Error(base::Errc::kNotFound, "environment `" + name +
+                                                 "` asked for, but this is not inside a sparse "
+                                                 "project (no sparse.yaml here or above)");
   }
   const fs::path file = project->config_file;
   const YAML::Node envs = project->config["environments"];
@@ -150,21 +122,21 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
   if (envs && envs.IsMap()) {
     for (const auto& kv : envs) known.push_back(kv.first.as<std::string>());
   } else if (envs && !envs.IsNull()) {
-    throw CommandError(exit_code::kInvalidTopology,
-                       YamlWhere(file, envs) + ": `environments` must map names to settings");
+    throw base::Error(base::Errc::kInvalidTopology,
+                      YamlWhere(file, envs) + ": `environments` must map names to settings");
   }
   const YAML::Node node = envs && envs.IsMap() ? envs[name] : YAML::Node();
   if (!node) {
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw CommandError(exit_code::kError, "no environment `" + name + "` in " + file.string() +
-                                              (known.empty() ? " (it defines no `environments:`)"
-                                                             : " (known: " + list + ")"));
+    throw base::Error(base::Errc::kNotFound, "no environment `" + name + "` in " + file.string() +
+                                                 (known.empty() ? " (it defines no `environments:`)"
+                                                                : " (known: " + list + ")"));
   }
   if (!node.IsMap()) {
-    throw CommandError(exit_code::kInvalidTopology,
-                       YamlWhere(file, node) + ": environment `" + name +
-                           "` must be a mapping with nimbus, workers, options");
+    throw base::Error(base::Errc::kInvalidTopology,
+                      YamlWhere(file, node) + ": environment `" + name +
+                          "` must be a mapping with nimbus, workers, options");
   }
   Environment env;
   env.name = name;
@@ -185,15 +157,15 @@ Environment LoadEnvironment(const std::optional<Project>& project, const std::st
         workers = 0;
       }
       if (workers < 1) {
-        throw CommandError(
-            exit_code::kInvalidTopology,
+        throw base::Error(
+            base::Errc::kInvalidTopology,
             YamlWhere(file, value) + ": `workers` must be a whole number of at least 1");
       }
       env.workers = workers;
     } else if (key == "options") {
       if (!value.IsMap()) {
-        throw CommandError(exit_code::kInvalidTopology,
-                           YamlWhere(file, value) + ": `options` must map config keys to values");
+        throw base::Error(base::Errc::kInvalidTopology,
+                          YamlWhere(file, value) + ": `options` must map config keys to values");
       }
       env.options = runtime::YamlToJson(value);
     } else {
@@ -212,7 +184,7 @@ std::vector<storm::NimbusAddress> NimbusSeeds(const std::string& nimbus_flag,
     try {
       return {storm::ParseNimbusAddress(nimbus_flag)};
     } catch (const std::invalid_argument& e) {
-      throw CommandError(exit_code::kError, std::string("--nimbus ") + e.what());
+      throw base::Error(base::Errc::kUsage, std::string("--nimbus ") + e.what());
     }
   }
   if (env && !env->nimbus.empty()) return env->nimbus;
@@ -223,7 +195,7 @@ nlohmann::json ParseOverrides(const std::vector<std::string>& options) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& o : options) {
     auto kv = runtime::ParseOverride(o);
-    if (!kv) throw CommandError(exit_code::kError, "-o expects key=value, got `" + o + "`");
+    if (!kv) throw base::Error(base::Errc::kUsage, "-o expects key=value, got `" + o + "`");
     out[kv->first] = kv->second;
   }
   return out;
@@ -236,7 +208,7 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   try {
     source.file = ResolveTopology(arg, source.project);
   } catch (const std::runtime_error& e) {
-    throw CommandError(exit_code::kError, e.what());
+    throw base::Error(base::Errc::kNotFound, e.what());
   }
   // The topology may import its components, and they their requirements.
   source.requirements = UseTopologyVirtualenv(source.file);
@@ -252,9 +224,9 @@ void BuildComponentsForJar(const StormTopologySource& source, bool skip) {
   if (skip) return;
   const auto owner = FindProject(source.file.parent_path());
   if (owner && HasComponentBuild(*owner) && !BuildProjectComponents(*owner)) {
-    throw CommandError(exit_code::kError,
-                       "the C++ components could not be built, so there is no jar (use "
-                       "--no-build to package what is already in the resources folder)");
+    throw base::Error(base::Errc::kBuildFailed,
+                      "the C++ components could not be built, so there is no jar (use "
+                      "--no-build to package what is already in the resources folder)");
   }
 }
 

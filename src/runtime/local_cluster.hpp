@@ -34,11 +34,12 @@
 namespace sparse::runtime {
 
 // Documented exit codes of `sparse run` (see `sparse --help`).
+// How a run ended (the CLI maps it to an exit code: cli/exit_status.hpp).
 enum class RunStatus : int {
-  kOk = 0,           // stopped as asked: time limit, Ctrl-C drain, idle stop
-  kStartFailed = 3,  // a component could not start or never completed its handshake
-  kFailed = 4,       // a component kept failing (crash loop) or the runtime could not go on
-  kForced = 130,     // a second Ctrl-C: stopped without draining
+  kOk,           // stopped as asked: time limit, Ctrl-C drain, idle stop
+  kStartFailed,  // a component could not start or never completed its handshake
+  kFailed,       // a component kept failing (crash loop) or the runtime could not go on
+  kForced,       // a second Ctrl-C: stopped without draining
 };
 
 struct ClusterSnapshot {

@@ -86,8 +86,9 @@ struct Topology {
   std::map<std::string, SourceLocation> config_where;  // where each key of `config` is set
   std::vector<ComponentDef> components;                // in file order
   std::filesystem::path file;                          // the YAML file it came from
-  // Working directory of every component (Storm's resources/ folder): a project's src/, or the
-  // folder holding a bare YAML file.
+  // Working directory of every component (Storm's resources/ folder). The loader sets the folder
+  // holding the file; the CLI, which knows the project layout, sets a project's resources folder
+  // (src/ by default; cli::LoadAnyTopology).
   std::filesystem::path resources_dir;
   bool flux = false;  // loaded from Storm Flux syntax
 

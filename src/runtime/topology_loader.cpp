@@ -483,30 +483,15 @@ class Loader {
 }  // namespace
 
 TopologyError::TopologyError(std::vector<Diagnostic> diagnostics)
-    : std::runtime_error(JoinMessages(diagnostics)), diagnostics_(std::move(diagnostics)) {}
-
-std::optional<fs::path> FindProjectRoot(const fs::path& start) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec);
-  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
-  for (; !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "sparse.yaml", ec)) return dir;
-    if (dir == dir.root_path()) break;
-  }
-  return std::nullopt;
-}
+    : base::Error(base::Errc::kInvalidTopology, JoinMessages(diagnostics)),
+      diagnostics_(std::move(diagnostics)) {}
 
 Topology LoadTopologyFromString(const std::string& yaml, const fs::path& file) {
   Loader loader(file.string());
   Topology t = loader.Load(yaml);
   std::error_code ec;
   t.file = fs::absolute(file, ec);
-  auto root = FindProjectRoot(t.file.parent_path());
-  if (root && fs::is_directory(*root / "src", ec)) {
-    t.resources_dir = *root / "src";
-  } else {
-    t.resources_dir = t.file.parent_path();
-  }
+  t.resources_dir = t.file.parent_path();
   return t;
 }
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "runtime/topology.hpp"
 
 namespace sparse::runtime {
@@ -38,7 +39,9 @@ struct Diagnostic {
   std::string ToString() const { return where.ToString() + ": " + message; }
 };
 
-class TopologyError : public std::runtime_error {
+// An invalid topology (kInvalidTopology; base/error.hpp): every problem found, each with its
+// file and line.
+class TopologyError : public base::Error {
  public:
   explicit TopologyError(std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
@@ -52,8 +55,5 @@ class TopologyError : public std::runtime_error {
 Topology LoadTopology(const std::filesystem::path& file);
 // Same, from text (tests); `file` is used for messages and to place resources_dir.
 Topology LoadTopologyFromString(const std::string& yaml, const std::filesystem::path& file);
-
-// The project root holding `file` (a folder with sparse.yaml), if any.
-std::optional<std::filesystem::path> FindProjectRoot(const std::filesystem::path& start);
 
 }  // namespace sparse::runtime

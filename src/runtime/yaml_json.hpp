@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/error.hpp"
+
 namespace sparse::runtime {
 
 // Far beyond any real config (a topology's is a few hundred values), far below what exhausts
@@ -22,9 +24,10 @@ namespace sparse::runtime {
 inline constexpr std::size_t kMaxYamlJsonValues = 1'000'000;
 inline constexpr std::size_t kMaxYamlJsonDepth = 256;
 
-class YamlTooLarge : public std::runtime_error {
+class YamlTooLarge : public base::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit YamlTooLarge(const std::string& message)
+      : base::Error(base::Errc::kInvalidTopology, message) {}
 };
 
 nlohmann::json YamlToJson(const YAML::Node& node);

@@ -11,14 +11,6 @@
 
 namespace sparse::storm {
 
-namespace gen {
-// Thrift declares operator< for every struct but leaves its definition to the user; std::map
-// needs it for ComponentCommon.inputs.
-bool GlobalStreamId::operator<(const GlobalStreamId& other) const {
-  return std::tie(componentId, streamId) < std::tie(other.componentId, other.streamId);
-}
-}  // namespace gen
-
 namespace {
 
 using runtime::ComponentDef;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "runtime/topology.hpp"
 #include "storm/zip.hpp"
 
@@ -31,9 +32,10 @@ namespace sparse::storm {
 inline constexpr std::string_view kResourcesPrefix = "resources/";
 inline constexpr std::string_view kTopologyFile = "_sparse/topology.yaml";  // inside resources/
 
-class JarError : public std::runtime_error {
+// A jar that cannot be read, written or used (kInvalidInput; base/error.hpp).
+class JarError : public base::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit JarError(const std::string& message) : base::Error(base::Errc::kInvalidInput, message) {}
 };
 
 struct JarInputs {

@@ -106,6 +106,24 @@ std::string_view NimbusErrorKindName(NimbusErrorKind kind) {
   return "?";
 }
 
+base::Errc ErrcOf(NimbusErrorKind kind) {
+  switch (kind) {
+    case NimbusErrorKind::kInvalidTopology:
+      return base::Errc::kInvalidTopology;
+    case NimbusErrorKind::kUnreachable:
+    case NimbusErrorKind::kTimeout:
+    case NimbusErrorKind::kSasl:
+    case NimbusErrorKind::kNotLeader:
+    case NimbusErrorKind::kAlreadyAlive:
+    case NimbusErrorKind::kNotAlive:
+    case NimbusErrorKind::kAuthorization:
+    case NimbusErrorKind::kServerError:
+    case NimbusErrorKind::kProtocol:
+      return base::Errc::kRemote;
+  }
+  return base::Errc::kRemote;
+}
+
 namespace {
 
 std::string Describe(NimbusErrorKind kind, const NimbusAddress& a, const std::string& call,
@@ -143,7 +161,7 @@ std::string Describe(NimbusErrorKind kind, const NimbusAddress& a, const std::st
 
 NimbusError::NimbusError(NimbusErrorKind kind, NimbusAddress address, std::string call,
                          std::string detail)
-    : std::runtime_error(Describe(kind, address, call, detail)),
+    : base::Error(ErrcOf(kind), Describe(kind, address, call, detail)),
       kind_(kind),
       address_(std::move(address)),
       call_(std::move(call)),

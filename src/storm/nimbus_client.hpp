@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.hpp"
 #include "sparse/storm/gen/storm_types.h"
 
 namespace sparse::storm {
@@ -49,8 +50,11 @@ enum class NimbusErrorKind {
 };
 
 std::string_view NimbusErrorKindName(NimbusErrorKind kind);
+// The general kind of a Nimbus failure: kInvalidTopology for InvalidTopologyException (the user
+// must fix the topology), kRemote for every other (an exhaustive switch).
+base::Errc ErrcOf(NimbusErrorKind kind);
 
-class NimbusError : public std::runtime_error {
+class NimbusError : public base::Error {
  public:
   NimbusError(NimbusErrorKind kind, NimbusAddress address, std::string call, std::string detail);
   NimbusErrorKind kind() const { return kind_; }

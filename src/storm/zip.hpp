@@ -14,11 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.hpp"
+
 namespace sparse::storm {
 
-class ZipError : public std::runtime_error {
+// An archive that cannot be opened, read or written (kInvalidInput; base/error.hpp).
+class ZipError : public base::Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ZipError(const std::string& message) : base::Error(base::Errc::kInvalidInput, message) {}
 };
 
 struct ZipEntry {

@@ -37,6 +37,7 @@ class JarTest : public ::testing::Test {
 
   runtime::Topology Load() const {
     auto t = runtime::LoadTopology(project_ / "topologies/full.yaml");
+    t.resources_dir = project_ / "src";  // as the CLI sets it for a project
     runtime::ValidateOrThrow(t);
     return t;
   }

@@ -7,13 +7,13 @@
 
 #include "runtime/local_cluster.hpp"
 
-namespace sparse::web {
+namespace sparse::runtime {
 
-class FanoutObserver final : public runtime::ClusterObserver {
+class FanoutObserver final : public ClusterObserver {
  public:
   // Observers are not owned; remove one before it is destroyed.
-  void Add(runtime::ClusterObserver* o) { observers_.push_back(o); }
-  void Remove(runtime::ClusterObserver* o) {
+  void Add(ClusterObserver* o) { observers_.push_back(o); }
+  void Remove(ClusterObserver* o) {
     observers_.erase(std::remove(observers_.begin(), observers_.end(), o), observers_.end());
   }
 
@@ -47,7 +47,7 @@ class FanoutObserver final : public runtime::ClusterObserver {
   }
 
  private:
-  std::vector<runtime::ClusterObserver*> observers_;
+  std::vector<ClusterObserver*> observers_;
 };
 
-}  // namespace sparse::web
+}  // namespace sparse::runtime
