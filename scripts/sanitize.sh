@@ -34,7 +34,7 @@ else
   # Only what the chosen tests need (their targets pull in `sparse`, the adapters and fixtures).
   cmake --build "$build" -j "$jobs" --target \
     multilang_test runtime_test web_test kafka_unit_test kafka_broker_test storm_test \
-    sparse_adapters_cpp_tests integration_test
+    sparse_adapters_cpp_tests integration_test cli_commands_test
 fi
 
 # Reports go to files, not stderr: a component's stderr ends in a log the test deletes, and a
@@ -52,10 +52,12 @@ export UBSAN_OPTIONS="log_path=$reports/ubsan:print_stacktrace=1:halt_on_error=1
 
 # The core integration subset: a word count run, supervision (hung, crashing, killed components
 # and the runtime killed), acking and replay, MessagePack, invalid tuples, misbehaving
-# components (and every data-driven scenario, tests/integration/scenarios). Left out: Backpressure.SlowBoltKeepsRuntimeMemoryBounded (measures the runtime's
+# components (and every data-driven scenario, tests/integration/scenarios); in the full pass also
+# the CLI's refusal of a topology with --jar (tests/cli's cli_commands_test, which --ci does not
+# build). Left out: Backpressure.SlowBoltKeepsRuntimeMemoryBounded (measures the runtime's
 # RSS, which ASan's shadow memory and quarantine inflate), the Cpp.* and web/kafka end-to-end
 # tests (they compile projects or need the browser; the units above cover their code).
-integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Modes/Violations\.|Issue18/InvalidTuple\.|Issue18/InvalidMessageId\.|Msgpack\.|Misbehaving\.|Scenarios/Scenario\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts))'
+integration='^(Run\.WordCountExactCounts|Reliability\.|Supervision\.|Modes/Violations\.|Issue18/InvalidTuple\.|Issue18/InvalidMessageId\.|Msgpack\.|Misbehaving\.|Scenarios/Scenario\.|CppMixed\.(CrashedCppBoltIsRestartedAndNothingIsLost|CppSpoutTreesAckedThroughPythonBolts)|JarRun\.RefusesATopologyAndAJarTogether)'
 
 cd "$build"
 status=0

@@ -119,7 +119,7 @@ SPARSE_TEST_BOTH_WIRES(Bolt);
 TEST_P(Bolt, HandshakeCreatesThePidFileAndReplies) {
   TempDir dir;
   auto bolt = start(run_scripted, dir);
-  const std::string pid_file = dir.path() + "/" + std::to_string(bolt->pid());
+  const std::string pid_file = (dir.path() / std::to_string(bolt->pid())).string();
   struct stat info;
   ASSERT_EQ(::stat(pid_file.c_str(), &info), 0) << pid_file;
   EXPECT_EQ(info.st_size, 0);
@@ -204,7 +204,7 @@ TEST_P(Bolt, DirectEmitsGetNoReply) {
 TEST_P(Bolt, HeartbeatsAreAnsweredWhileProcessIsBusy) {
   TempDir dir;
   auto bolt = start(run_scripted, dir);
-  const std::string gate = dir.path() + "/gate";
+  const std::string gate = (dir.path() / "gate").string();
   bolt->send(tuple_message("1", {"slow", gate}));
   bolt->send(heartbeat("hb-1"));
   bolt->expect_eq(kSync);

@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.hpp"
+
 namespace sparse_test {
 
 // Everything readable now from a non-blocking pipe end.
@@ -312,23 +314,7 @@ inline json fail(const json& id) {
 }
 
 /// A fresh directory for pid files, removed with its content at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/sparse-adapter-test-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    if (!made) std::abort();
-    path_ = made;
-  }
-  ~TempDir() {
-    const std::string command = "rm -rf '" + path_ + "'";
-    if (std::system(command.c_str()) != 0) std::cerr << "could not remove " << path_ << '\n';
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using TempDir = sparse::test::TempDir;
 
 /// Starts `body` in a child, performs the handshake in `wire` and checks the pid reply.
 inline std::unique_ptr<ComponentProcess> start_component(const std::function<int()>& body,

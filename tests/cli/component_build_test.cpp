@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "support/temp_dir.hpp"
+
 namespace sparse::cli {
 namespace {
 
@@ -23,18 +25,17 @@ TEST(ComponentBuild, BuildStepsAreCMakesProgressLines) {
 class StaleCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("sparse-stale-" + std::to_string(::getpid()));
     fs::create_directories(root_ / "proj" / "_build");
     fs::create_directories(root_ / "pkg");
   }
-  void TearDown() override { fs::remove_all(root_); }
   void Cache(const fs::path& home, const fs::path& dir, const fs::path& pkg) {
     std::ofstream(root_ / "proj" / "_build" / "CMakeCache.txt")
         << "# comment\nCMAKE_HOME_DIRECTORY:INTERNAL=" << home.string()
         << "\nCMAKE_CACHEFILE_DIR:INTERNAL=" << dir.string() << "\nsparse_DIR:PATH=" << pkg.string()
         << "\n";
   }
-  fs::path root_;
+  const test::TempDir tmp_{"sparse-stale"};
+  const fs::path root_ = tmp_.path();
 };
 
 TEST_F(StaleCache, NoCacheOrTheSameFoldersIsReusable) {

@@ -7,6 +7,8 @@
 
 #include <fstream>
 
+#include "support/temp_dir.hpp"
+
 namespace sparse::cli {
 namespace {
 
@@ -15,17 +17,11 @@ namespace fs = std::filesystem;
 class ProjectTopology : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "sparse-project-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
     fs::create_directories(root_ / "topologies");
     Write("topologies/clicks.yaml", "name: clicks\n");
     Write("topologies/clicks_exactly_once.yaml", "name: eo\n");
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(root_ / name) << text;
-  }
+  void Write(const std::string& name, const std::string& text) const { tmp_.Write(name, text); }
   std::string ErrorOf(const std::optional<std::string>& arg) const {
     try {
       ResolveTopology(arg, FindProject(root_));
@@ -34,7 +30,8 @@ class ProjectTopology : public ::testing::Test {
     }
     return "";
   }
-  fs::path root_;
+  const test::TempDir tmp_{"sparse-project"};
+  const fs::path root_ = tmp_.path();
 };
 
 TEST_F(ProjectTopology, SeveralWithoutADefaultAreListed) {

@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "cli/process_identity.hpp"
+#include "support/scoped_env.hpp"
+#include "support/temp_dir.hpp"
 
 namespace sparse::cli {
 namespace {
@@ -31,15 +33,8 @@ ProcessIdentity DeadProcess() {
 }
 
 struct TempRoot {
-  fs::path dir;
-  TempRoot() {
-    char tmpl[] = "/tmp/sparse-rundir-test-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
-  ~TempRoot() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  const test::TempDir tmp{"sparse-rundir-test"};
+  const fs::path& dir = tmp.path();
   fs::path Folder(const std::string& name, const std::optional<ProcessIdentity>& owner) const {
     fs::create_directories(dir / name / "pids");
     if (owner) std::ofstream(dir / name / "owner") << owner->Encode() << "\n";
@@ -96,7 +91,7 @@ TEST(RunDir, RemovesOnlyFoldersOfDeadRuns) {
 
 TEST(RunDir, CreatesItsFolderWithOwnerAndRemovesIt) {
   TempRoot root;
-  ::setenv("TMPDIR", root.dir.c_str(), 1);
+  const test::ScopedEnv tmpdir("TMPDIR", root.dir.string());  // RunDir's parent
   fs::path made;
   {
     RunDir run;
@@ -110,7 +105,6 @@ TEST(RunDir, CreatesItsFolderWithOwnerAndRemovesIt) {
     EXPECT_EQ(owner->pid, ::getpid());
     EXPECT_TRUE(RemoveStaleRunDirs(root.dir).empty()) << "a live run's folder stays";
   }
-  ::unsetenv("TMPDIR");
   EXPECT_FALSE(fs::exists(made));
 }
 

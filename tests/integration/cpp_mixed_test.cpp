@@ -66,18 +66,8 @@ UntilResult RunUntil(const Sandbox& sb, std::vector<std::string> extra,
   }
   ::kill(pid, SIGTERM);
   r.exit_code = sb.Wait(pid, 60s);
-  std::ifstream in(sb.dir() / "bg.err");
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
+  r.err = ReadFile(sb.dir() / "bg.err");
   return r;
-}
-
-std::string ReadText(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // How often each number occurs at `pointer` (a JSON pointer) in the lines.
@@ -535,7 +525,7 @@ bolts:
   EXPECT_EQ(spout["acked"], 30);
   EXPECT_EQ(spout["failed"], 1);
   EXPECT_EQ(spout["timed_out"], 0);
-  EXPECT_NE(ReadText(sb.dir() / "logs" / "thrower.log").find("process() threw: boom on 7"),
+  EXPECT_NE(ReadFile(sb.dir() / "logs" / "thrower.log").find("process() threw: boom on 7"),
             std::string::npos)
       << "the adapter reports the exception";
   ExpectNoLeftovers(sb);

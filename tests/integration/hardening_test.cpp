@@ -327,14 +327,14 @@ TEST(Hardening, TheNextRunRemovesTheScratchFolderOfAKilledRun) {
   Sandbox sb;
   const auto tmp = sb.dir() / "tmp";
   std::filesystem::create_directories(tmp);
-  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const std::map<std::string, std::string> env = {{"TMPDIR", tmp.string()}};
   sb.Write("topo.yaml", R"(name: killed
 spouts:
   - {id: sentences, command: )" +
                             Py("SentenceSpout") +
                             R"(, outputs: [sentence]}
 )");
-  const pid_t first = sb.Start({"run", "topo.yaml", "--no-ui"});
+  const pid_t first = sb.Start({"run", "topo.yaml", "--no-ui"}, -1, env);
   ASSERT_GT(first, 0);
   auto scratch = [&] {
     std::vector<std::filesystem::path> found;
@@ -350,8 +350,7 @@ spouts:
   sb.Wait(first, std::chrono::seconds(10));
   ASSERT_TRUE(std::filesystem::exists(left)) << "kill -9 leaves it";
 
-  auto r = sb.Run({"run", "topo.yaml", "--no-ui", "-t", "1"});
-  ::unsetenv("TMPDIR");
+  auto r = sb.Run({"run", "topo.yaml", "--no-ui", "-t", "1"}, std::chrono::seconds(60), env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(std::filesystem::exists(left)) << "the next run removed the dead run's folder";
   EXPECT_TRUE(scratch().empty()) << "and its own";

@@ -1,20 +1,10 @@
 #include "harness.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
-#include <thread>
-
-extern char** environ;
 
 namespace sparse::testing {
 
@@ -52,23 +42,20 @@ std::string FixturesDir() {
   return SPARSE_FIXTURES;
 }
 
-Sandbox::Sandbox() {
-  char tmpl[] = "/tmp/sparse-it-XXXXXX";
-  dir_ = ::mkdtemp(tmpl);
+Sandbox::Sandbox() : dir_("sparse-it") {
   fs::create_directories(out_dir());
   for (const auto& e : fs::directory_iterator(FixturesDir())) {
-    if (e.is_regular_file()) fs::copy_file(e.path(), dir_ / e.path().filename());
+    if (e.is_regular_file()) fs::copy_file(e.path(), dir() / e.path().filename());
   }
 }
 
 Sandbox::~Sandbox() {
+  // dir_ (the folder) goes after the processes working in it.
   for (pid_t p : ProcessesInside()) ::kill(p, SIGKILL);
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
 }
 
 void Sandbox::Write(const std::string& name, const std::string& text) const {
-  std::ofstream(dir_ / name) << text;
+  std::ofstream(dir() / name) << text;
 }
 
 std::vector<std::string> IdleRunArgs(const Sandbox& sb, std::vector<std::string> extra) {
@@ -106,67 +93,32 @@ std::size_t CountOf(const std::string& text, const std::string& what) {
   return n;
 }
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-pid_t Sandbox::Start(const std::vector<std::string>& args, int stderr_fd) const {
-  std::vector<std::string> argv = {SparseBinary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  const std::string out = (dir_ / "bg.out").string();
-  const std::string err = (dir_ / "bg.err").string();
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (stderr_fd >= 0) {
-    posix_spawn_file_actions_adddup2(&fa, stderr_fd, 2);
-  } else {
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  }
-  posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
-  pid_t pid = -1;
-  if (posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
+pid_t Sandbox::Start(const std::vector<std::string>& args, int stderr_fd,
+                     const std::map<std::string, std::string>& env) const {
+  test::Command command{{SparseBinary()}, dir(), env};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  test::Streams streams;
+  streams.out = dir() / "bg.out";
+  streams.err = dir() / "bg.err";
+  streams.err_fd = stderr_fd;
+  return test::Spawn(command, streams);
 }
 
 int Sandbox::Wait(pid_t pid, std::chrono::seconds timeout) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  int status = 0;
-  while (true) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return test::WaitExit(pid, timeout);
 }
 
-RunResult Sandbox::Run(const std::vector<std::string>& args, std::chrono::seconds timeout) const {
-  RunResult r;
-  pid_t pid = Start(args);
-  if (pid < 0) return r;
-  r.exit_code = Wait(pid, timeout);
-  r.out = ReadFile(dir_ / "bg.out");
-  r.err = ReadFile(dir_ / "bg.err");
-  return r;
+RunResult Sandbox::Run(const std::vector<std::string>& args, std::chrono::seconds timeout,
+                       const std::map<std::string, std::string>& env) const {
+  test::Command command{{SparseBinary()}, dir(), env};
+  command.argv.insert(command.argv.end(), args.begin(), args.end());
+  return test::Run(command, timeout);
 }
 
 std::vector<pid_t> Sandbox::ProcessesInside() const {
   std::vector<pid_t> out;
   std::error_code ec;
-  const fs::path canonical = fs::canonical(dir_, ec);
+  const fs::path canonical = fs::canonical(dir(), ec);
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;

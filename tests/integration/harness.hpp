@@ -1,6 +1,7 @@
 // Test harness for integration tests: a sandbox folder per test holding the topology and its
 // components (so it is the components' working directory), the real `sparse` binary run as a
-// subprocess with a timeout, and a check that no process is left behind in the sandbox.
+// subprocess with a timeout (tests/support's process helpers), and a check that no process is
+// left behind in the sandbox.
 #pragma once
 
 #include <sys/types.h>
@@ -12,28 +13,32 @@
 #include <string>
 #include <vector>
 
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
 namespace sparse::testing {
 
-struct RunResult {
-  int exit_code = -1;  // -1: killed by the harness after its timeout
-  std::string out;
-  std::string err;
-};
+using test::ReadFile;
+using test::RunResult;
 
 class Sandbox {
  public:
   Sandbox();
   ~Sandbox();  // kills leftovers (after the test checked for them) and removes the folder
-  const std::filesystem::path& dir() const { return dir_; }
-  std::filesystem::path out_dir() const { return dir_ / "out"; }
+  const std::filesystem::path& dir() const { return dir_.path(); }
+  std::filesystem::path out_dir() const { return dir() / "out"; }
   void Write(const std::string& name, const std::string& text) const;
 
-  // Runs `sparse ARGS...` in the sandbox; kills it after `timeout`.
+  // Runs `sparse ARGS...` in the sandbox, with `env` added to the test's environment; kills it
+  // after `timeout` (exit code -1).
   RunResult Run(const std::vector<std::string>& args,
-                std::chrono::seconds timeout = std::chrono::seconds(60)) const;
+                std::chrono::seconds timeout = std::chrono::seconds(60),
+                const std::map<std::string, std::string>& env = {}) const;
   // Starts `sparse ARGS...` in the background; returns its pid. Output goes to bg.out/bg.err,
   // or stderr to `stderr_fd` when one is given (a pipe the test never reads, say).
-  pid_t Start(const std::vector<std::string>& args, int stderr_fd = -1) const;
+  pid_t Start(const std::vector<std::string>& args, int stderr_fd = -1,
+              const std::map<std::string, std::string>& env = {}) const;
   // Waits for a background run to end; returns its exit code (-1 on timeout, after killing it).
   int Wait(pid_t pid, std::chrono::seconds timeout) const;
 
@@ -45,7 +50,7 @@ class Sandbox {
   std::map<std::string, std::vector<nlohmann::json>> LinesByFile(const std::string& prefix) const;
 
  private:
-  std::filesystem::path dir_;
+  test::TempDir dir_;
 };
 
 // The `command:` of a Python fixture component: a class of fixtures/components.py.
@@ -75,9 +80,6 @@ std::vector<std::string> StatsRunArgs(const Sandbox& sb, std::vector<std::string
 
 // How many times `what` occurs in `text`.
 std::size_t CountOf(const std::string& text, const std::string& what);
-
-// The whole file ("" when it cannot be read).
-std::string ReadFile(const std::filesystem::path& p);
 
 std::string SparseBinary();
 std::string FixturesDir();

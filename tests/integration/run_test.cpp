@@ -552,61 +552,6 @@ TEST(Validation, YamlAliasBombExitsTwoWithFileAndLine) {
   EXPECT_NE(r.err.find("topo.yaml:7: `config` expands to more than"), std::string::npos) << r.err;
 }
 
-// Issue 15: bare `sparse` said "A subcommand is required"; a misspelt command or flag said only
-// that it was not expected.
-TEST(Cli, BareSparsePrintsTheHelp) {
-  Sandbox sb;
-  auto r = sb.Run({});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Usage: sparse [OPTIONS] SUBCOMMAND"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("quickstart"), std::string::npos) << r.out;
-}
-
-TEST(Cli, MisspeltCommandsAndFlagsGetTheNearestName) {
-  Sandbox sb;
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"rn", "x.yaml"}, "unknown command `rn` (did you mean `run`?)"},
-      {{"run", "--stop-whn-idle", "1", "x.yaml"},
-       "unknown option `--stop-whn-idle` for `sparse run` (did you mean `--stop-when-idle`?)"},
-      {{"kill", "x", "--nimbs", "h:1"},
-       "unknown option `--nimbs` for `sparse kill` (did you mean `--nimbus`?)"},
-      {{"--verison"}, "unknown option `--verison` for `sparse` (did you mean `--version`?)"},
-  };
-  for (const auto& [args, want] : cases) {
-    auto r = sb.Run(args);
-    EXPECT_EQ(r.exit_code, 1) << want;
-    EXPECT_NE(r.err.find("sparse: error: " + want), std::string::npos) << r.err;
-  }
-}
-
-// Issue 15: `quickstart --help` named python and cpp only; the kafka template was not findable.
-TEST(Quickstart, HelpListsEveryTemplate) {
-  Sandbox sb;
-  auto r = sb.Run({"quickstart", "--help"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* want :
-       {"Templates (--lang):", "  cpp       A sparse project whose components are C++ programs",
-        "  kafka     A sparse project that reads click events from Kafka",
-        "  python    A sparse project: a Storm-style topology"}) {
-    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
-  }
-}
-
-TEST(Quickstart, RefusesOverwriteAndUnsafeNames) {
-  Sandbox sb;
-  EXPECT_EQ(sb.Run({"quickstart", "../evil"}).exit_code, 1);
-  EXPECT_EQ(sb.Run({"quickstart", "a b"}).exit_code, 1);
-  auto ok = sb.Run({"quickstart", "proj"});
-  ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  for (const char* f : {"README.md", "sparse.yaml", "topologies/wordcount.yaml",
-                        "src/spouts/words.py", "src/bolts/wordcount.py", ".gitignore"}) {
-    EXPECT_TRUE(std::filesystem::exists(sb.dir() / "proj" / f)) << f;
-  }
-  auto again = sb.Run({"quickstart", "proj"});
-  EXPECT_EQ(again.exit_code, 1);
-  EXPECT_NE(again.err.find("already exists"), std::string::npos);
-}
-
 TEST(Cpp, MixedPythonAndCppComponents) {
   Sandbox sb;
   // A Python spout, the C++ adapter's example splitter (parallelism 2), Python counters.

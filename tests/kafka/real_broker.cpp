@@ -1,15 +1,13 @@
 #include "real_broker.hpp"
 
-#include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <chrono>
 #include <iostream>
-#include <sstream>
+#include <map>
 #include <stdexcept>
+
+#include "support/process.hpp"
 
 namespace sparse::kafka::testing {
 
@@ -17,66 +15,48 @@ namespace {
 
 constexpr const char* kScript = SPARSE_KAFKA_SERVER_SCRIPT;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// scripts/kafka-server.sh COMMAND DIR, told this process's pid (so the broker goes when it
+// does). The limits only end a hung script; the first start may fetch Kafka's jars with Maven.
+test::RunResult Script(const std::string& command, const test::TempDir& dir,
+                       std::chrono::minutes limit) {
+  return test::Run({{kScript, command, dir.path().string()},
+                    {},
+                    {{"SPARSE_KAFKA_OWNER_PID", std::to_string(::getpid())}}},
+                   limit);
 }
 
 }  // namespace
 
 std::unique_ptr<RealKafkaBroker> RealKafkaBroker::Start(std::string& error) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/sparse-kafka-test.XXXXXX";
-  if (!mkdtemp(dir.data())) {
-    error = "cannot create a temporary folder for the Kafka broker";
-    return nullptr;
-  }
+  auto dir = std::make_unique<test::TempDir>("sparse-kafka-test");
   // The script's stderr (Maven's progress, the reason for a failure) is kept to be shown.
-  const std::string log = dir + ".log";
-  const std::string command = "SPARSE_KAFKA_OWNER_PID=" + std::to_string(getpid()) + " '" +
-                              kScript + "' start '" + dir + "' 2>'" + log + "'";
-  FILE* out = popen(command.c_str(), "r");
-  if (!out) {
-    error = "cannot run " + std::string(kScript);
-    return nullptr;
-  }
-  std::string bootstrap;
-  char buf[256];
-  while (fgets(buf, sizeof buf, out)) bootstrap += buf;
-  const int status = pclose(out);
-  const std::string messages = Slurp(log);
-  std::filesystem::remove(log);
+  const test::RunResult r = Script("start", *dir, std::chrono::minutes(20));
+  std::string bootstrap = r.out;
   while (!bootstrap.empty() && (bootstrap.back() == '\n' || bootstrap.back() == '\r')) {
     bootstrap.pop_back();
   }
-  if (status != 0 || bootstrap.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
+  if (r.exit_code != 0 || bootstrap.empty()) {
     error = "could not start a real Kafka broker with " + std::string(kScript) + " (exit " +
-            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "):\n" + messages;
+            std::to_string(r.exit_code) + "):\n" + r.err;
     return nullptr;
   }
-  std::cerr << messages;
-  return std::unique_ptr<RealKafkaBroker>(new RealKafkaBroker(dir, bootstrap));
+  std::cerr << r.err;
+  return std::unique_ptr<RealKafkaBroker>(new RealKafkaBroker(std::move(dir), bootstrap));
 }
 
 void RealKafkaBroker::Restart() const {
-  const std::string log = dir_ + ".restart.log";
-  const std::string command = "SPARSE_KAFKA_OWNER_PID=" + std::to_string(getpid()) + " '" +
-                              kScript + "' restart '" + dir_ + "' >/dev/null 2>'" + log + "'";
-  const int status = std::system(command.c_str());
-  const std::string messages = Slurp(log);
-  std::filesystem::remove(log);
-  if (status != 0)
-    throw std::runtime_error("restarting the real Kafka broker failed:\n" + messages);
+  const test::RunResult r = Script("restart", *dir_, std::chrono::minutes(10));
+  if (r.exit_code != 0) {
+    throw std::runtime_error("restarting the real Kafka broker failed:\n" + r.err);
+  }
 }
 
 RealKafkaBroker::~RealKafkaBroker() {
-  const std::string command = "'" + std::string(kScript) + "' stop '" + dir_ + "'";
-  if (std::system(command.c_str()) != 0) {
-    std::cerr << "real Kafka broker: '" << command << "' failed\n";
+  const test::RunResult r = Script("stop", *dir_, std::chrono::minutes(5));
+  if (r.exit_code != 0) {
+    std::cerr << "real Kafka broker: " << kScript << " stop " << dir_->path().string()
+              << " failed:\n"
+              << r.err;
   }
 }
 

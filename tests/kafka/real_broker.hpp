@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "support/temp_dir.hpp"
+
 namespace sparse::kafka::testing {
 
 class RealKafkaBroker {
@@ -26,9 +28,9 @@ class RealKafkaBroker {
   void Restart() const;
 
  private:
-  RealKafkaBroker(std::string dir, std::string bootstrap)
+  RealKafkaBroker(std::unique_ptr<test::TempDir> dir, std::string bootstrap)
       : dir_(std::move(dir)), bootstrap_(std::move(bootstrap)) {}
-  std::string dir_;
+  std::unique_ptr<test::TempDir> dir_;  // the broker's state (the script's `stop` removes it)
   std::string bootstrap_;
 };
 

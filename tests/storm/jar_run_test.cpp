@@ -115,12 +115,5 @@ TEST(JarRun, TheCppQuickstartJarCarriesItsBuiltBinaries) {
   EXPECT_EQ(binaries, 2);
 }
 
-TEST(JarRun, RefusesATopologyAndAJarTogether) {
-  testing::TempDir dir;
-  const RunResult r = RunSparse({"run", "x.yaml", "--jar", "y.jar"}, dir.path());
-  EXPECT_EQ(r.exit_code, 1) << Show(r);
-  EXPECT_TRUE(r.err.find("either a topology or --jar") != std::string::npos) << r.err;
-}
-
 }  // namespace
 }  // namespace sparse::storm

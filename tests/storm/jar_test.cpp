@@ -238,16 +238,11 @@ TEST(ExtractedJar, RefusesJarsNotBuiltBySparse) {
   EXPECT_THROW(ExtractedJar bad(dir.path() / "garbage.jar"), JarError);
 }
 
-// Runs `sh <launcher>` in `resources` and returns its stdout.
+// Runs `sh <launcher>` in `resources` without the test's PYTHONPATH; its stdout and stderr.
 std::string RunLauncher(const fs::path& resources, const std::string& launcher) {
-  const std::string cmd =
-      "cd '" + resources.string() + "' && env -u PYTHONPATH sh " + launcher + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
+  return test::Run(
+             {{"/bin/sh", "-c", "exec env -u PYTHONPATH sh \"$0\" 2>&1", launcher}, resources})
+      .out;
 }
 
 TEST(Launcher, RestoresExecuteBitsSetsPythonPathAndExecsTheArgv) {

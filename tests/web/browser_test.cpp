@@ -23,8 +23,8 @@ std::string Browse(const Sandbox& sb, const std::string& url, const std::string&
   argv.push_back("--virtual-time-budget=4000");
   argv.push_back(screenshot.empty() ? "--dump-dom" : "--screenshot=" + screenshot);
   argv.push_back(url);
-  const auto r = RunToEnd(argv, sb.dir(), "chromium-" + name, {}, std::chrono::seconds(60));
-  EXPECT_EQ(r.code, 0) << r.err;
+  const auto r = test::Run({argv, sb.dir()}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
 }
 
@@ -48,7 +48,7 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   Sandbox sb;
   LiveRun run(sb);
   ASSERT_TRUE(run.ok());
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     auto t = run.TryGet("api/v1/topology/webview");
     return t && Component(*t, "count")["executed"].get<std::uint64_t>() > 0;
   }));
@@ -71,7 +71,7 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   ASSERT_TRUE(emitted && executed) << first;
 
   // Once the topology has provably moved on, a second page load shows bigger numbers.
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     auto t = run.TryGet("api/v1/topology/webview");
     return t && Component(*t, "sentences")["emitted"].get<std::uint64_t>() > *emitted &&
            Component(*t, "count")["executed"].get<std::uint64_t>() > *executed;
@@ -84,7 +84,7 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   EXPECT_GT(*executed2, *executed);
 
   // The errors the audit bolt reports reach the page...
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     auto t = run.TryGet("api/v1/topology/webview");
     return t && !(*t)["recentErrors"].empty();
   }));
@@ -99,7 +99,7 @@ TEST(Browser, PageShowsEveryComponentAndTheNumbersMove) {
   const char* keep = std::getenv("SPARSE_WEB_SCREENSHOT");
   const std::string png = keep ? keep : (sb.dir() / "page.png").string();
   Browse(sb, run.url(), "shot", png);
-  EXPECT_EQ(Slurp(png).substr(0, 8), "\x89PNG\r\n\x1a\n");
+  EXPECT_EQ(ReadFile(png).substr(0, 8), "\x89PNG\r\n\x1a\n");
   EXPECT_EQ(run.Stop(), 0);
 }
 
@@ -128,7 +128,7 @@ TEST(Browser, ShowsGaugesChartsGroupedErrorsTasksAndConfiguration) {
   LiveRun run(sb);
   ASSERT_TRUE(run.ok());
   DrivenPage page(sb, run.url(), "driven");
-  ASSERT_TRUE(page.ok()) << Slurp(sb.dir() / "chromium-cdp.err");
+  ASSERT_TRUE(page.ok()) << ReadFile(sb.dir() / "chromium-cdp.err");
   Cdp& cdp = page.cdp();
 
   // Gauges: a Kafka-style lag as a row per partition, the others as component / name / value.
@@ -212,7 +212,7 @@ TEST(Browser, ButtonsDeactivateActivateAndKillTheRun) {
   LiveRun run(sb);
   ASSERT_TRUE(run.ok());
   DrivenPage page(sb, run.url(), "buttons");
-  ASSERT_TRUE(page.ok()) << Slurp(sb.dir() / "chromium-cdp.err");
+  ASSERT_TRUE(page.ok()) << ReadFile(sb.dir() / "chromium-cdp.err");
   Cdp& cdp = page.cdp();
   auto status = [&] { return run.Get("api/v1/topology/summary")["topologies"][0]["status"]; };
   auto click = [&](const char* id) {
@@ -222,11 +222,11 @@ TEST(Browser, ButtonsDeactivateActivateAndKillTheRun) {
   EXPECT_EQ(page.Value("document.getElementById('run-controls').hidden"), false);
   ASSERT_TRUE(cdp.WaitFor("!document.getElementById('deactivate').disabled"));
   click("deactivate");
-  ASSERT_TRUE(WaitUntil([&] { return status() == "INACTIVE"; }));
+  ASSERT_TRUE(WaitFor([&] { return status() == "INACTIVE"; }));
   ASSERT_TRUE(cdp.WaitFor("document.getElementById('state').textContent === 'inactive'"));
   ASSERT_TRUE(cdp.WaitFor("!document.getElementById('activate').disabled"));
   click("activate");
-  ASSERT_TRUE(WaitUntil([&] { return status() == "ACTIVE"; }));
+  ASSERT_TRUE(WaitFor([&] { return status() == "ACTIVE"; }));
 
   // Kill takes two clicks.
   click("kill");

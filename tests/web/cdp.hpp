@@ -5,10 +5,18 @@
 #pragma once
 
 #include <poll.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
-#include "process_util.hpp"
+#include "support/process.hpp"
+#include "support/wait_for.hpp"
 
 namespace sparse::testing {
 
@@ -41,22 +49,13 @@ class Cdp {
   Cdp(const std::filesystem::path& profile, const std::filesystem::path& logs_dir) {
     int to_browser[2], from_browser[2];
     if (::pipe(to_browser) != 0 || ::pipe(from_browser) != 0) return;
-    std::vector<std::string> args = HeadlessChromium(profile);
-    args.push_back("--remote-debugging-pipe");
-    args.push_back("about:blank");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string err = (logs_dir / "chromium-cdp.err").string();
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, to_browser[0], 3);
-    posix_spawn_file_actions_adddup2(&fa, from_browser[1], 4);
-    if (posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
+    test::Command command{HeadlessChromium(profile), {}, {}};
+    command.argv.push_back("--remote-debugging-pipe");
+    command.argv.push_back("about:blank");
+    test::Streams streams;
+    streams.err = logs_dir / "chromium-cdp.err";
+    streams.more_fds = {{to_browser[0], 3}, {from_browser[1], 4}};
+    pid_ = test::Spawn(command, streams);
     ::close(to_browser[0]);
     ::close(from_browser[1]);
     out_ = to_browser[1];
@@ -66,7 +65,7 @@ class Cdp {
     if (out_ >= 0) ::close(out_);  // the browser exits when its pipe closes
     if (in_ >= 0) ::close(in_);
     if (pid_ > 0) {
-      if (WaitExit(pid_, std::chrono::seconds(10)) < 0) ::kill(pid_, SIGKILL);
+      test::WaitExit(pid_, std::chrono::seconds(10));  // SIGKILLs it after that
     }
   }
   bool ok() const { return pid_ > 0; }
@@ -95,7 +94,7 @@ class Cdp {
   // Polls a boolean expression until it is true.
   bool WaitFor(const std::string& expression,
                std::chrono::seconds deadline = std::chrono::seconds(30)) {
-    return WaitUntil(
+    return test::WaitFor(
         [&] {
           const auto v = Eval(expression);
           return v && v->is_boolean() && v->get<bool>();

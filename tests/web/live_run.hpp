@@ -8,10 +8,12 @@
 #include <optional>
 
 #include "harness.hpp"
-#include "process_util.hpp"
+#include "support/wait_for.hpp"
 #include "web/http_client.hpp"
 
 namespace sparse::testing {
+
+using test::WaitFor;
 
 // A component of tests/web's web_components.py (harness.hpp's Py is the integration tests').
 inline std::string WebPy(const std::string& cls) {
@@ -47,36 +49,30 @@ class LiveRun {
   // Starts `sparse run topo.yaml ARGS` and waits until its web view reports it running.
   LiveRun(const Sandbox& sb, std::vector<std::string> extra = {}) : sb_(sb) {
     sb.Write("topo.yaml", WebTopology());
-    std::vector<std::string> argv = {SparseBinary(), "run", "topo.yaml", "-t", "90"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    child_ = Spawn(argv, sb.dir(), "run");
+    test::Command command{{SparseBinary(), "run", "topo.yaml", "-t", "90"}, sb.dir(), {}};
+    command.argv.insert(command.argv.end(), extra.begin(), extra.end());
+    child_ = test::Child(command, sb.dir() / "run.out", sb.dir() / "run.err");
     const auto state_file = sb.dir() / ".sparse" / "run.json";
-    const bool found = WaitUntil([&] {
+    const bool found = WaitFor([&] {
       if (!std::filesystem::exists(state_file)) return false;
-      state_ = nlohmann::json::parse(Slurp(state_file), nullptr, false);
+      state_ = nlohmann::json::parse(ReadFile(state_file), nullptr, false);
       return !state_.is_discarded();
     });
     if (!found) {
-      ADD_FAILURE() << "no " << state_file << "; stderr:\n" << Slurp(child_.err);
+      ADD_FAILURE() << "no " << state_file << "; stderr:\n" << child_.Stderr();
       return;
     }
     url_ = state_.value("url", "");
-    const bool running = WaitUntil([&] {
+    const bool running = WaitFor([&] {
       auto s = TryGet("api/v1/topology/summary");
       return s && (*s)["topologies"][0]["state"] == "running";
     });
-    if (!running) ADD_FAILURE() << "never running; stderr:\n" << Slurp(child_.err);
-  }
-  ~LiveRun() {
-    if (child_.pid > 0 && !stopped_) {
-      ::kill(child_.pid, SIGKILL);
-      WaitExit(child_.pid, std::chrono::seconds(10));
-    }
+    if (!running) ADD_FAILURE() << "never running; stderr:\n" << child_.Stderr();
   }
 
   const nlohmann::json& state() const { return state_; }
   const std::string& url() const { return url_; }
-  pid_t pid() const { return child_.pid; }
+  pid_t pid() const { return child_.pid(); }
   bool ok() const { return !url_.empty(); }
 
   std::optional<nlohmann::json> TryGet(const std::string& path) const {
@@ -96,24 +92,19 @@ class LiveRun {
 
   // Ctrl-C: drain and stop. Returns the exit code; stdout/stderr afterwards.
   int Stop() {
-    stopped_ = true;
-    ::kill(child_.pid, SIGINT);
-    return WaitExit(child_.pid, std::chrono::seconds(60));
+    child_.Signal(SIGINT);
+    return child_.WaitOrKill(std::chrono::seconds(60));
   }
   // Waits for the run to end by itself (a kill from the web view). Returns the exit code.
-  int Wait() {
-    stopped_ = true;
-    return WaitExit(child_.pid, std::chrono::seconds(60));
-  }
-  std::string out() const { return Slurp(child_.out); }
-  std::string err() const { return Slurp(child_.err); }
+  int Wait() { return child_.WaitOrKill(std::chrono::seconds(60)); }
+  std::string out() const { return child_.Stdout(); }
+  std::string err() const { return child_.Stderr(); }
 
  private:
   const Sandbox& sb_;
-  Child child_;
+  test::Child child_;  // killed, if still running, when the run goes away
   nlohmann::json state_;
   std::string url_;
-  bool stopped_ = false;
 };
 
 // The component of that id in a topology document's spouts or bolts.

@@ -2,6 +2,7 @@
 // is queried over a real socket; `sparse stats`, `visualize` and `tail` run as a user runs them.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 
 #include "live_run.hpp"
@@ -46,7 +47,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   const auto emitted = Num(first, "sentences", "emitted");
   const auto executed = Num(first, "count", "executed");
   json later;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     later = run.Get("api/v1/topology/webview");
     return Num(later, "sentences", "emitted") > emitted &&
            Num(later, "count", "executed") > executed && Num(later, "sentences", "acked") > 0;
@@ -60,7 +61,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   EXPECT_GT(Component(later, "sentences")["completeLatency"].get<double>(), 0);
 
   // A short window counts less than all time once the run is older than it.
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     const json w = run.Get("api/v1/topology/webview?window=1");
     const json a = run.Get("api/v1/topology/webview?window=:all-time");
     return w["window"] == "1" && a["uptimeSecs"].get<double>() > 2 &&
@@ -89,7 +90,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   EXPECT_EQ(count["outputStats"][0]["emitted"], count["stats"]["emitted"]);
   // Its gauges, from `metrics` commands.
   json gauges;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     gauges = Component(run.Get("api/v1/topology/webview"), "count")["gauges"];
     return gauges.contains("distinct_words");
   })) << gauges.dump();
@@ -97,7 +98,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
 
   // The history the charts draw: a point per status report, with rates.
   json history;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     history = run.Get("api/v1/topology/webview/history");
     return history["points"].size() >= 2 &&
            history["points"].back()["emittedPerSec"].get<double>() > 0;
@@ -110,7 +111,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
 
   // The audit bolt's errors show up in the recent errors and as its last error.
   json withErrors;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     withErrors = run.Get("api/v1/topology/webview");
     return !withErrors["recentErrors"].empty();
   })) << withErrors.dump(1);
@@ -120,7 +121,7 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   EXPECT_NE(Component(withErrors, "audit")["lastError"].get<std::string>().find("suspicious"),
             std::string::npos);
   // Repeats of it are one group, with the whole traceback of the newest.
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     withErrors = run.Get("api/v1/topology/webview");
     return !withErrors["errorGroups"].empty() && withErrors["errorGroups"][0]["count"] >= 2;
   })) << withErrors.dump(1);
@@ -132,8 +133,8 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   EXPECT_LE(group["firstTime"].get<std::int64_t>(), group["lastTime"].get<std::int64_t>());
 
   // `sparse stats` finds the run from its folder and prints the same numbers.
-  const auto stats = RunToEnd({SparseBinary(), "stats", "--json"}, sb.dir(), "stats");
-  ASSERT_EQ(stats.code, 0) << stats.err;
+  const auto stats = test::Run({{SparseBinary(), "stats", "--json"}, sb.dir()});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
   const json sj = json::parse(stats.out);
   EXPECT_EQ(sj["topology"], "webview");
   ASSERT_EQ(sj["components"].size(), 4u);
@@ -150,21 +151,18 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
     EXPECT_TRUE(c.contains("timedOut"));
     EXPECT_TRUE(c.contains("completeLatency"));
   }
-  const auto table = RunToEnd({SparseBinary(), "stats", "-c", "count"}, sb.dir(), "stats-c");
-  ASSERT_EQ(table.code, 0) << table.err;
+  const auto table = test::Run({{SparseBinary(), "stats", "-c", "count"}, sb.dir()});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_EQ(table.out.rfind("component", 0), 0u) << table.out;
   EXPECT_NE(table.out.find("\ncount "), std::string::npos) << table.out;
   EXPECT_EQ(table.out.find("split"), std::string::npos) << table.out;
-  const auto unknown = RunToEnd({SparseBinary(), "stats", "-c", "nope"}, sb.dir(), "stats-n");
-  EXPECT_EQ(unknown.code, 1);
+  const auto unknown = test::Run({{SparseBinary(), "stats", "-c", "nope"}, sb.dir()});
+  EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("no component `nope`"), std::string::npos) << unknown.err;
   const auto by_url =
-      RunToEnd({SparseBinary(), "stats", "--json", "--url", run.url(), "--window", "600"},
-               fs::temp_directory_path(), "stats-url-" + std::to_string(run.pid()));
-  EXPECT_EQ(by_url.code, 0) << by_url.err;
-  std::error_code ec;
-  fs::remove(fs::temp_directory_path() / ("stats-url-" + std::to_string(run.pid()) + ".out"), ec);
-  fs::remove(fs::temp_directory_path() / ("stats-url-" + std::to_string(run.pid()) + ".err"), ec);
+      test::Run({{SparseBinary(), "stats", "--json", "--url", run.url(), "--window", "600"},
+                 fs::temp_directory_path()});
+  EXPECT_EQ(by_url.exit_code, 0) << by_url.err;
 
   // Ctrl-C: it drains, prints the table, and removes its run-state file.
   ASSERT_EQ(run.Stop(), 0) << run.err();
@@ -172,17 +170,17 @@ TEST(WebView, ServesEveryComponentNumbersGrowAndStatsAgree) {
   for (const auto& id : kComponents) {
     EXPECT_NE(run.out().find("\n" + id + " "), std::string::npos) << run.out();
   }
-  const auto gone = RunToEnd({SparseBinary(), "stats"}, sb.dir(), "stats-gone");
-  EXPECT_EQ(gone.code, 1);
+  const auto gone = test::Run({{SparseBinary(), "stats"}, sb.dir()});
+  EXPECT_EQ(gone.exit_code, 1);
   EXPECT_NE(gone.err.find("no running topology found"), std::string::npos) << gone.err;
 
   // `sparse tail`: the logs of the run that just ended (logs/ next to the topology).
-  const auto audit = RunToEnd({SparseBinary(), "tail", "audit", "-n", "1000"}, sb.dir(), "tail");
-  ASSERT_EQ(audit.code, 0) << audit.err;
+  const auto audit = test::Run({{SparseBinary(), "tail", "audit", "-n", "1000"}, sb.dir()});
+  ASSERT_EQ(audit.exit_code, 0) << audit.err;
   EXPECT_NE(audit.out.find("INFO audited 50 sentences"), std::string::npos) << audit.out;
   EXPECT_NE(audit.out.find("ERROR audit: sentence 100 looks suspicious"), std::string::npos);
-  const auto all_logs = RunToEnd({SparseBinary(), "tail", "-n", "5"}, sb.dir(), "tail-all");
-  ASSERT_EQ(all_logs.code, 0) << all_logs.err;
+  const auto all_logs = test::Run({{SparseBinary(), "tail", "-n", "5"}, sb.dir()});
+  ASSERT_EQ(all_logs.exit_code, 0) << all_logs.err;
   std::istringstream lines(all_logs.out);
   int n = 0;
   // Every line carries its component; an entry starts with its time (an error's traceback
@@ -239,13 +237,13 @@ TEST(WebView, DeactivateActivateAndKillWithTheToken) {
   EXPECT_EQ(json::parse(off.body)["status"], "success");
   // (The status is the next snapshot's, a second at most later.)
   json t;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     t = run.Get("api/v1/topology/webview");
     return t["status"] == "INACTIVE";
   }));
   EXPECT_EQ(t["active"], false);
   std::uint64_t stopped_at = 0;
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     const auto before = Num(run.Get("api/v1/topology/webview"), "sentences", "emitted");
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     stopped_at = Num(run.Get("api/v1/topology/webview"), "sentences", "emitted");
@@ -257,9 +255,9 @@ TEST(WebView, DeactivateActivateAndKillWithTheToken) {
 
   // Activated: it goes on.
   ASSERT_EQ(post("activate", token).status, 200);
-  ASSERT_TRUE(WaitUntil(
+  ASSERT_TRUE(WaitFor(
       [&] { return run.Get("api/v1/topology/summary")["topologies"][0]["status"] == "ACTIVE"; }));
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     return Num(run.Get("api/v1/topology/webview"), "sentences", "emitted") > stopped_at;
   }));
 
@@ -275,22 +273,21 @@ TEST(WebView, NoUiAndABusyPort) {
   Sandbox sb;
   sb.Write("topo.yaml", WebTopology());
   const auto quiet =
-      RunToEnd({SparseBinary(), "run", "topo.yaml", "-t", "1", "--no-ui"}, sb.dir(), "quiet");
-  EXPECT_EQ(quiet.code, 0) << quiet.err;
+      test::Run({{SparseBinary(), "run", "topo.yaml", "-t", "1", "--no-ui"}, sb.dir()});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("web view:"), std::string::npos) << quiet.err;
   EXPECT_FALSE(fs::exists(sb.dir() / ".sparse" / "run.json"));
 
   LiveRun run(sb);
   ASSERT_TRUE(run.ok());
   const std::string port = std::to_string(run.state()["port"].get<int>());
-  const auto busy =
-      RunToEnd({SparseBinary(), "run", "topo.yaml", "--ui-port", port}, sb.dir(), "busy");
-  EXPECT_EQ(busy.code, 1);
+  const auto busy = test::Run({{SparseBinary(), "run", "topo.yaml", "--ui-port", port}, sb.dir()});
+  EXPECT_EQ(busy.exit_code, 1);
   EXPECT_NE(busy.err.find("web view: cannot listen on 127.0.0.1:" + port), std::string::npos)
       << busy.err;
   const auto bad =
-      RunToEnd({SparseBinary(), "run", "topo.yaml", "--ui-bind", "nowhere"}, sb.dir(), "bad");
-  EXPECT_EQ(bad.code, 1);
+      test::Run({{SparseBinary(), "run", "topo.yaml", "--ui-bind", "nowhere"}, sb.dir()});
+  EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("`nowhere` is not an IP address"), std::string::npos) << bad.err;
   EXPECT_EQ(run.Stop(), 0);
 }
@@ -300,9 +297,9 @@ TEST(WebView, NoUiAndABusyPort) {
 TEST(WebView, AWildcardBindPrintsUrlsThatWork) {
   Sandbox sb;
   sb.Write("topo.yaml", WebTopology());
-  const auto run = RunToEnd({SparseBinary(), "run", "topo.yaml", "-t", "1", "--ui-bind", "0.0.0.0"},
-                            sb.dir(), "any");
-  EXPECT_EQ(run.code, 0) << run.err;
+  const auto run = test::Run(
+      {{SparseBinary(), "run", "topo.yaml", "-t", "1", "--ui-bind", "0.0.0.0"}, sb.dir()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("web view: http://127.0.0.1:"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("web view from other machines: http://"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("http://0.0.0.0"), std::string::npos) << run.err;
@@ -311,10 +308,10 @@ TEST(WebView, AWildcardBindPrintsUrlsThatWork) {
 TEST(Stats, IgnoresTheStateFileOfARunThatDied) {
   Sandbox sb;
   // A run killed with -9 leaves its file behind; its pid belongs to no process any more.
-  const Child gone = Spawn({"/bin/true"}, sb.dir(), "true");
-  ASSERT_EQ(WaitExit(gone.pid, std::chrono::seconds(10)), 0);
+  test::Child gone({{"/bin/true"}, sb.dir()}, sb.dir() / "true.out", sb.dir() / "true.err");
+  ASSERT_EQ(gone.WaitOrKill(std::chrono::seconds(10)), 0);
   fs::create_directories(sb.dir() / ".sparse");
-  sb.Write(".sparse/run.json", json{{"pid", gone.pid},
+  sb.Write(".sparse/run.json", json{{"pid", gone.pid()},
                                     {"topology", "old"},
                                     {"id", "old"},
                                     {"url", "http://127.0.0.1:1/"},
@@ -325,8 +322,8 @@ TEST(Stats, IgnoresTheStateFileOfARunThatDied) {
                                     {"started_ms", 0}}
                                    .dump());
   fs::create_directories(sb.dir() / "deeper");
-  const auto r = RunToEnd({SparseBinary(), "stats"}, sb.dir() / "deeper", "stats");
-  EXPECT_EQ(r.code, 1);
+  const auto r = test::Run({{SparseBinary(), "stats"}, sb.dir() / "deeper"});
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no running topology found"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("is left from a run that has ended"), std::string::npos) << r.err;
 }
@@ -334,8 +331,8 @@ TEST(Stats, IgnoresTheStateFileOfARunThatDied) {
 TEST(Visualize, DotSvgPngAndAClearErrorWithoutGraphviz) {
   Sandbox sb;
   sb.Write("topo.yaml", WebTopology());
-  const auto dot = RunToEnd({SparseBinary(), "visualize", "topo.yaml"}, sb.dir(), "dot");
-  ASSERT_EQ(dot.code, 0) << dot.err;
+  const auto dot = test::Run({{SparseBinary(), "visualize", "topo.yaml"}, sb.dir()});
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
   EXPECT_EQ(dot.out.rfind("digraph \"webview\" {", 0), 0u) << dot.out;
   EXPECT_NE(dot.out.find("\"sentences\" [label=\"sentences\\nspout x1\", shape=cds"),
             std::string::npos)
@@ -349,41 +346,39 @@ TEST(Visualize, DotSvgPngAndAClearErrorWithoutGraphviz) {
       << dot.out;
 
   const auto to_file =
-      RunToEnd({SparseBinary(), "visualize", "topo.yaml", "-o", "t.dot"}, sb.dir(), "dotf");
-  ASSERT_EQ(to_file.code, 0) << to_file.err;
-  EXPECT_EQ(Slurp(sb.dir() / "t.dot"), dot.out);
+      test::Run({{SparseBinary(), "visualize", "topo.yaml", "-o", "t.dot"}, sb.dir()});
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_EQ(ReadFile(sb.dir() / "t.dot"), dot.out);
 
   // Without Graphviz (nothing on PATH): a clear error for svg, DOT still works.
   const std::map<std::string, std::string> no_path = {{"PATH", (sb.dir() / "empty").string()}};
   const auto missing =
-      RunToEnd({SparseBinary(), "visualize", "topo.yaml", "-f", "svg"}, sb.dir(), "nodot", no_path);
-  EXPECT_EQ(missing.code, 1);
+      test::Run({{SparseBinary(), "visualize", "topo.yaml", "-f", "svg"}, sb.dir(), no_path});
+  EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("needs Graphviz's `dot`, which is not installed"), std::string::npos)
       << missing.err;
-  EXPECT_EQ(RunToEnd({SparseBinary(), "visualize", "topo.yaml"}, sb.dir(), "dot2", no_path).code,
+  EXPECT_EQ(test::Run({{SparseBinary(), "visualize", "topo.yaml"}, sb.dir(), no_path}).exit_code,
             0);
 
-  const auto bad =
-      RunToEnd({SparseBinary(), "visualize", "topo.yaml", "-f", "gif"}, sb.dir(), "gif");
-  EXPECT_EQ(bad.code, 1);
+  const auto bad = test::Run({{SparseBinary(), "visualize", "topo.yaml", "-f", "gif"}, sb.dir()});
+  EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("-f must be dot, svg or png"), std::string::npos);
   sb.Write("broken.yaml", "name: x\nbolts:\n  - {id: b, command: [x], inputs: [{from: nope}]}\n");
-  EXPECT_EQ(RunToEnd({SparseBinary(), "visualize", "broken.yaml"}, sb.dir(), "broken").code, 2);
+  EXPECT_EQ(test::Run({{SparseBinary(), "visualize", "broken.yaml"}, sb.dir()}).exit_code, 2);
 
   if (::access("/usr/bin/dot", X_OK) != 0) {
     GTEST_SKIP() << "Graphviz is not installed (scripts/setup.sh installs it): svg/png unchecked";
   }
-  const auto svg =
-      RunToEnd({SparseBinary(), "visualize", "topo.yaml", "-o", "t.svg"}, sb.dir(), "svg");
-  ASSERT_EQ(svg.code, 0) << svg.err;
-  const std::string svg_text = Slurp(sb.dir() / "t.svg");
+  const auto svg = test::Run({{SparseBinary(), "visualize", "topo.yaml", "-o", "t.svg"}, sb.dir()});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  const std::string svg_text = ReadFile(sb.dir() / "t.svg");
   EXPECT_NE(svg_text.find("<svg"), std::string::npos);
   EXPECT_NE(svg_text.find(">sentences</text>"), std::string::npos);
   EXPECT_NE(svg_text.find("fields(word)"), std::string::npos);
-  const auto png = RunToEnd({SparseBinary(), "visualize", "topo.yaml", "-f", "png", "-o", "t.png"},
-                            sb.dir(), "png");
-  ASSERT_EQ(png.code, 0) << png.err;
-  EXPECT_EQ(Slurp(sb.dir() / "t.png").substr(0, 8), "\x89PNG\r\n\x1a\n");
+  const auto png =
+      test::Run({{SparseBinary(), "visualize", "topo.yaml", "-f", "png", "-o", "t.png"}, sb.dir()});
+  ASSERT_EQ(png.exit_code, 0) << png.err;
+  EXPECT_EQ(ReadFile(sb.dir() / "t.png").substr(0, 8), "\x89PNG\r\n\x1a\n");
 }
 
 TEST(Tail, InterleavesByTimeAndFollows) {
@@ -398,8 +393,8 @@ TEST(Tail, InterleavesByTimeAndFollows) {
   sb.Write("logs/bb.log",
            "2030-01-01 10:00:00.200 task=2 INFO bb one\n"
            "2030-01-01 10:00:00.400 task=2 WARN bb two\n");
-  const auto all = RunToEnd({SparseBinary(), "tail", "-n", "4"}, sb.dir(), "all");
-  ASSERT_EQ(all.code, 0) << all.err;
+  const auto all = test::Run({{SparseBinary(), "tail", "-n", "4"}, sb.dir()});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_EQ(all.out,
             "bb | 2030-01-01 10:00:00.200 task=2 INFO bb one\n"
             "a  | 2030-01-01 10:00:00.300 task=1 FAILURE stderr tail:\n"
@@ -407,30 +402,31 @@ TEST(Tail, InterleavesByTimeAndFollows) {
             "a  |   boom\n"
             "bb | 2030-01-01 10:00:00.400 task=2 WARN bb two\n"
             "a  | 2030-01-01 10:00:00.500 task=1 INFO a three\n");
-  const auto one = RunToEnd({SparseBinary(), "tail", "bb", "-n", "1"}, sb.dir(), "one");
+  const auto one = test::Run({{SparseBinary(), "tail", "bb", "-n", "1"}, sb.dir()});
   EXPECT_EQ(one.out, "2030-01-01 10:00:00.400 task=2 WARN bb two\n");
-  const auto missing = RunToEnd({SparseBinary(), "tail", "zz"}, sb.dir(), "missing");
-  EXPECT_EQ(missing.code, 1);
+  const auto missing = test::Run({{SparseBinary(), "tail", "zz"}, sb.dir()});
+  EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("no log of `zz`"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("there are: a bb"), std::string::npos) << missing.err;
 
   // -f: what is appended (to an existing log or a new one) is printed as it comes.
-  const Child follow = Spawn({SparseBinary(), "tail", "-f", "-n", "1"}, sb.dir(), "follow");
-  ASSERT_TRUE(WaitUntil([&] { return Slurp(follow.out).find("a three") != std::string::npos; }))
-      << Slurp(follow.err);
+  test::Child follow({{SparseBinary(), "tail", "-f", "-n", "1"}, sb.dir()}, sb.dir() / "follow.out",
+                     sb.dir() / "follow.err");
+  ASSERT_TRUE(WaitFor([&] { return follow.Stdout().find("a three") != std::string::npos; }))
+      << follow.Stderr();
   {
     std::ofstream(sb.dir() / "logs" / "bb.log", std::ios::app)
         << "2030-01-01 10:00:01.000 task=2 INFO bb later\n";
     std::ofstream(sb.dir() / "logs" / "c.log") << "2030-01-01 10:00:02.000 task=3 INFO c new\n";
   }
-  const bool followed = WaitUntil([&] {
-    const std::string out = Slurp(follow.out);
+  const bool followed = WaitFor([&] {
+    const std::string out = follow.Stdout();
     return out.find("bb later") != std::string::npos && out.find("c new") != std::string::npos;
   });
-  ::kill(follow.pid, SIGTERM);
-  WaitExit(follow.pid, std::chrono::seconds(10));
-  EXPECT_TRUE(followed) << Slurp(follow.out);
-  EXPECT_EQ(Slurp(follow.out).find("a one"), std::string::npos);  // -n 1
+  follow.Signal(SIGTERM);
+  follow.WaitOrKill(std::chrono::seconds(10));
+  EXPECT_TRUE(followed) << follow.Stdout();
+  EXPECT_EQ(follow.Stdout().find("a one"), std::string::npos);  // -n 1
 }
 
 }  // namespace

@@ -11,8 +11,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string g_nimbus;
-fs::path g_dir;
+// What SetUp learnt, for the tests (which reach it through RealCluster's static accessors):
+// one per process, as the cluster is.
+struct ClusterState {
+  std::string nimbus;
+  fs::path dir;
+};
+ClusterState& State() {
+  static ClusterState state;
+  return state;
+}
 
 std::string Tail(const std::string& text, std::size_t n) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
@@ -25,10 +33,10 @@ std::string ClusterScript() {
 }
 
 const std::string& RealCluster::Nimbus() {
-  return g_nimbus;
+  return State().nimbus;
 }
 const fs::path& RealCluster::Dir() {
-  return g_dir;
+  return State().dir;
 }
 
 void RealCluster::SetUp() {
@@ -41,43 +49,46 @@ void RealCluster::SetUp() {
     std::exit(77);
   }
   const RunResult tools =
-      RunProgram({"/bin/sh", "-c",
+      test::Run({{"/bin/sh", "-c",
                   "command -v \"${JAVA_HOME:+$JAVA_HOME/bin/}java\" >/dev/null || echo java; "
                   "command -v mvn >/dev/null || echo mvn"},
-                 fs::current_path(), std::chrono::seconds(30));
+                 fs::current_path()},
+                std::chrono::seconds(30));
   if (tools.exit_code != 0 || !tools.out.empty()) {
     FAIL() << "the real Storm tests need Java (11+) and Maven, missing: " << tools.out
            << "scripts/setup.sh installs them (default-jdk-headless, maven); "
               "SPARSE_SKIP_JVM=1 skips these tests";
   }
   dir_ = std::make_unique<TempDir>();
-  g_dir = dir_->path() / "storm";
+  State().dir = dir_->path() / "storm";
   // A cold cache resolves Storm with Maven first (~150 MB of jars); then the JVMs start.
-  const RunResult r = RunProgram(
-      {ClusterScript(), "start", g_dir.string()}, dir_->path(), std::chrono::seconds(900),
-      {{"SPARSE_STORM_OWNER_PID", std::to_string(::getpid())}, {"SPARSE_STORM_SLOTS", "3"}});
+  const RunResult r = test::Run(
+      {{ClusterScript(), "start", State().dir.string()},
+       dir_->path(),
+       {{"SPARSE_STORM_OWNER_PID", std::to_string(::getpid())}, {"SPARSE_STORM_SLOTS", "3"}}},
+      std::chrono::seconds(900));
   std::string out = r.out;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (r.exit_code != 0 || out.empty()) {
     FAIL() << "scripts/storm-cluster.sh start failed (exit " << r.exit_code << "):\n"
            << r.out << r.err;
   }
-  g_nimbus = out.substr(out.rfind('\n') + 1);
-  std::cout << "storm_real: a Storm cluster answers at " << g_nimbus << " (state in " << g_dir
-            << ")\n";
+  State().nimbus = out.substr(out.rfind('\n') + 1);
+  std::cout << "storm_real: a Storm cluster answers at " << State().nimbus << " (state in "
+            << State().dir << ")\n";
 }
 
 void RealCluster::TearDown() {
   if (!dir_) return;
-  const RunResult r = RunProgram({ClusterScript(), "stop", g_dir.string()}, dir_->path(),
-                                 std::chrono::seconds(120));
+  const RunResult r = test::Run({{ClusterScript(), "stop", State().dir.string()}, dir_->path()},
+                                std::chrono::seconds(120));
   EXPECT_EQ(r.exit_code, 0) << "scripts/storm-cluster.sh stop: " << r.out << r.err;
   dir_.reset();
 }
 
 std::string WorkerLogs(const std::string& topology_id) {
   std::string all;
-  const fs::path dir = g_dir / "logs" / "workers-artifacts" / topology_id;
+  const fs::path dir = State().dir / "logs" / "workers-artifacts" / topology_id;
   std::error_code ec;
   for (const auto& port : fs::directory_iterator(dir, ec)) {
     all += ReadFile(port.path() / "worker.log");
@@ -88,20 +99,11 @@ std::string WorkerLogs(const std::string& topology_id) {
 std::string ClusterLogTails() {
   std::string all;
   std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(g_dir / "logs", ec)) {
+  for (const auto& e : fs::recursive_directory_iterator(State().dir / "logs", ec)) {
     if (!e.is_regular_file()) continue;
     all += "==== " + e.path().string() + "\n" + Tail(ReadFile(e.path()), 3000) + "\n";
   }
   return all;
-}
-
-bool WaitUntil(const std::function<bool()>& check, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (true) {
-    if (check()) return true;
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
 }
 
 }  // namespace sparse::storm::testing

@@ -44,8 +44,4 @@ std::string WorkerLogs(const std::string& topology_id);
 // The daemons' and workers' logs, for a failure message.
 std::string ClusterLogTails();
 
-// Calls `check` until it returns true (every 250 ms) or `limit` passes; returns the last result.
-// For waiting on a distributed system only: the result never depends on how long it took.
-bool WaitUntil(const std::function<bool()>& check, std::chrono::seconds limit);
-
 }  // namespace sparse::storm::testing

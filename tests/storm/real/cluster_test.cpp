@@ -25,11 +25,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::seconds;
+using test::WaitFor;
 using testing::RealCluster;
 using testing::RunResult;
 using testing::RunSparse;
 using testing::Show;
-using testing::WaitUntil;
 
 ::testing::Environment* const kCluster =
     ::testing::AddGlobalTestEnvironment(new testing::RealCluster);
@@ -97,7 +97,7 @@ std::string Submit(const fs::path& project, const std::string& name,
 // Waits until both count tasks of the quickstart logged a total that grew.
 bool CountsGrow(const std::string& id, seconds limit) {
   const long before = Latest(CountTotals(id));
-  return WaitUntil(
+  return WaitFor(
       [&] {
         const auto totals = CountTotals(id);
         return totals.size() == 2 && Latest(totals) > before;
@@ -109,7 +109,7 @@ bool CountsGrow(const std::string& id, seconds limit) {
 void KillAndWaitGone(const std::string& name) {
   const RunResult kill = Sparse({"kill", name, "-w", "0"}, fs::current_path());
   ASSERT_EQ(kill.exit_code, 0) << Show(kill);
-  EXPECT_TRUE(WaitUntil([&] { return Listed(name).is_null(); }, kChangeLimit))
+  EXPECT_TRUE(WaitFor([&] { return Listed(name).is_null(); }, kChangeLimit))
       << name << " is still listed after kill -w 0: " << Listed(name);
 }
 
@@ -120,7 +120,7 @@ void DeactivateThenActivate(const std::string& name, const std::string& id,
   const RunResult off = Sparse({"deactivate", name}, project);
   ASSERT_EQ(off.exit_code, 0) << Show(off);
   EXPECT_EQ(Listed(name)["status"], "INACTIVE");
-  ASSERT_TRUE(WaitUntil(
+  ASSERT_TRUE(WaitFor(
       [&] {
         const auto totals = CountTotals(id);
         for (const auto& [pid, t] : totals) {
@@ -135,7 +135,7 @@ void DeactivateThenActivate(const std::string& name, const std::string& id,
       << "the counts kept moving after deactivate";
   const auto frozen = CountTotals(id);
   // Two more ticks of each task (2 s apart) must report the same totals.
-  ASSERT_TRUE(WaitUntil(
+  ASSERT_TRUE(WaitFor(
       [&] {
         const auto now = CountTotals(id);
         for (const auto& [pid, t] : now) {
@@ -201,7 +201,7 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
   // shows), sampled by Storm, so they are waited for rather than counted exactly: the spout
   // emitted and both count tasks executed tuples.
   nlohmann::json stats;
-  EXPECT_TRUE(WaitUntil(
+  EXPECT_TRUE(WaitFor(
       [&] {
         const RunResult r = Sparse({"stats", "-n", "py-wordcount", "--json"}, project);
         if (r.exit_code != 0) return false;
@@ -228,7 +228,7 @@ TEST(RealStorm, PythonQuickstartRunsAndObeysListDeactivateActivateRebalanceKill)
   // Rebalance to one count executor (two tasks stay): 4 executors become 3.
   const RunResult re = Sparse({"rebalance", "py-wordcount", "-e", "count=1", "-w", "0"}, project);
   ASSERT_EQ(re.exit_code, 0) << Show(re);
-  EXPECT_TRUE(WaitUntil(
+  EXPECT_TRUE(WaitFor(
       [&] {
         const auto t = Listed("py-wordcount");
         return !t.is_null() && t["status"] == "ACTIVE" && t["executors"] == 3;
@@ -274,7 +274,7 @@ TEST(RealStorm, FluxShellTopologyCountsTheSameOnStormSparseRunAndStormsFlux) {
       Sparse({"submit", "counts_flux", "-o", "counts.dir=" + on_storm.string()}, project);
   ASSERT_EQ(submit.exit_code, 0) << Show(submit);
   std::map<std::string, int> got;
-  EXPECT_TRUE(WaitUntil(
+  EXPECT_TRUE(WaitFor(
       [&] {
         got = testing::SumCounts(on_storm, files);
         return got == expected;
@@ -294,10 +294,12 @@ TEST(RealStorm, FluxShellTopologyCountsTheSameOnStormSparseRunAndStormsFlux) {
   // Storm's Flux runs the YAML's own commands; the bolt takes its folder from $COUNTS_DIR, as
   // Flux has no way to override a config value. The LocalCluster runs for a fixed 30 s.
   ASSERT_EQ(RunSparse({"jar", "counts_flux"}, project).exit_code, 0);
-  const RunResult flux = testing::RunProgram(
-      {testing::ClusterScript(), "flux", "30", (project / "_build/counts-flux.jar").string(),
-       "topologies/counts_flux.yaml"},
-      project, seconds(300), {{"COUNTS_DIR", on_flux.string()}});
+  const RunResult flux =
+      test::Run({{testing::ClusterScript(), "flux", "30",
+                  (project / "_build/counts-flux.jar").string(), "topologies/counts_flux.yaml"},
+                 project,
+                 {{"COUNTS_DIR", on_flux.string()}}},
+                seconds(300));
   ASSERT_EQ(flux.exit_code, 0) << Show(flux);
   EXPECT_EQ(testing::SumCounts(on_flux, files), expected)
       << "Storm's Flux: " << flux.out.substr(flux.out.size() > 5000 ? flux.out.size() - 5000 : 0);
@@ -329,8 +331,8 @@ TEST(RealStorm, DirectEmitsFailInStormsWorkerAsSubmitWarns) {
     }
     return lines;
   };
-  ASSERT_TRUE(WaitUntil(
-      [&] { return Contains(testing::WorkerLogs(id), cast) || delivered() >= 100; }, kStartLimit))
+  ASSERT_TRUE(WaitFor([&] { return Contains(testing::WorkerLogs(id), cast) || delivered() >= 100; },
+                      kStartLimit))
       << testing::ClusterLogTails();
   EXPECT_TRUE(Contains(testing::WorkerLogs(id), cast))
       << "the sinks got " << delivered()
@@ -350,9 +352,10 @@ TEST(RealStorm, KafkaTopologyIsRefusedBySubmitNamingStormsKafkaClassesAndRunsUnd
   testing::CopyFixture("kafka", project);
   const fs::path broker_dir = dir.path() / "broker";
   const std::string script = std::string(SPARSE_SOURCE_DIR) + "/scripts/kafka-server.sh";
-  const RunResult broker =
-      testing::RunProgram({script, "start", broker_dir.string()}, dir.path(), seconds(600),
-                          {{"SPARSE_KAFKA_OWNER_PID", std::to_string(::getpid())}});
+  const RunResult broker = test::Run({{script, "start", broker_dir.string()},
+                                      dir.path(),
+                                      {{"SPARSE_KAFKA_OWNER_PID", std::to_string(::getpid())}}},
+                                     seconds(600));
   ASSERT_EQ(broker.exit_code, 0) << Show(broker);
   std::string bootstrap = broker.out;
   while (!bootstrap.empty() && bootstrap.back() == '\n') bootstrap.pop_back();
@@ -379,20 +382,21 @@ TEST(RealStorm, KafkaTopologyIsRefusedBySubmitNamingStormsKafkaClassesAndRunsUnd
 
   // The same topology under `sparse run`: three records in, three upper-cased records out.
   const std::string sparse = testing::SparseBinary();
-  const RunResult run = testing::RunProgram(
-      {"/bin/sh", "-c",
-       "printf 'a\\talpha\\nb\\tbeta\\nc\\tgamma\\n' | \"$0\" kafka produce -b \"$1\" -t words-in "
-       "-k \"$(printf '\\t')\" >/dev/null || exit 3\n"
-       "\"$0\" run topology.yaml -o \"$2\" -t 240 >run.log 2>&1 & run=$!\n"
-       // words-out exists once the bolt has written to it; until then consume fails at once.
-       "code=1; i=0; while [ $i -lt 180 ]; do\n"
-       "  if \"$0\" kafka consume -b \"$1\" -t words-out --from-beginning -n 3 --idle 120 "
-       "2>>consume.err; then code=0; break; fi\n"
-       "  i=$((i+1)); sleep 1\n"
-       "done\n"
-       "kill -INT $run; wait $run; exit $code",
-       sparse, bootstrap, servers},
-      project, seconds(300));
+  const RunResult run = test::Run(
+      {{"/bin/sh", "-c",
+        "printf 'a\\talpha\\nb\\tbeta\\nc\\tgamma\\n' | \"$0\" kafka produce -b \"$1\" -t words-in "
+        "-k \"$(printf '\\t')\" >/dev/null || exit 3\n"
+        "\"$0\" run topology.yaml -o \"$2\" -t 240 >run.log 2>&1 & run=$!\n"
+        // words-out exists once the bolt has written to it; until then consume fails at once.
+        "code=1; i=0; while [ $i -lt 180 ]; do\n"
+        "  if \"$0\" kafka consume -b \"$1\" -t words-out --from-beginning -n 3 --idle 120 "
+        "2>>consume.err; then code=0; break; fi\n"
+        "  i=$((i+1)); sleep 1\n"
+        "done\n"
+        "kill -INT $run; wait $run; exit $code",
+        sparse, bootstrap, servers},
+       project},
+      seconds(300));
   EXPECT_EQ(run.exit_code, 0) << Show(run) << testing::ReadFile(project / "run.log")
                               << testing::ReadFile(project / "consume.err");
   for (const char* word : {"ALPHA", "BETA", "GAMMA"}) {
@@ -400,7 +404,7 @@ TEST(RealStorm, KafkaTopologyIsRefusedBySubmitNamingStormsKafkaClassesAndRunsUnd
   }
 
   const RunResult stop =
-      testing::RunProgram({script, "stop", broker_dir.string()}, dir.path(), seconds(120));
+      test::Run({{script, "stop", broker_dir.string()}, dir.path()}, seconds(120));
   EXPECT_EQ(stop.exit_code, 0) << Show(stop);
 }
 
