@@ -7,7 +7,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-SpoutLedger::Limits Limits(bool acking, std::optional<std::int64_t> max_pending) {
+SpoutLedger::Limits LedgerLimits(bool acking, std::optional<std::int64_t> max_pending) {
   SpoutLedger::Limits l;
   l.acking = acking;
   l.max_pending = max_pending;
@@ -16,7 +16,7 @@ SpoutLedger::Limits Limits(bool acking, std::optional<std::int64_t> max_pending)
 
 TEST(SpoutLedgerTest, AReliableEmitIsPendingUntilItsTreeIsDone) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   EXPECT_EQ(ledger.Emitted("\"m1\""), SpoutLedger::Emit::kTracked);
   EXPECT_EQ(ledger.Emitted("7"), SpoutLedger::Emit::kTracked);
   EXPECT_EQ(stats.pending, 2u);
@@ -30,7 +30,7 @@ TEST(SpoutLedgerTest, AReliableEmitIsPendingUntilItsTreeIsDone) {
 
 TEST(SpoutLedgerTest, AnEmitWithoutMessageIdIsNotTracked) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, 1));
+  SpoutLedger ledger(stats, LedgerLimits(true, 1));
   EXPECT_EQ(ledger.Emitted(""), SpoutLedger::Emit::kUntracked);
   EXPECT_EQ(stats.pending, 0u);
   EXPECT_EQ(stats.acked, 0u);
@@ -39,7 +39,7 @@ TEST(SpoutLedgerTest, AnEmitWithoutMessageIdIsNotTracked) {
 
 TEST(SpoutLedgerTest, WithoutAckingAReliableEmitIsAckedAtOnce) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(false, 1));
+  SpoutLedger ledger(stats, LedgerLimits(false, 1));
   EXPECT_EQ(ledger.Emitted("\"m\""), SpoutLedger::Emit::kAckAtOnce);
   EXPECT_EQ(ledger.Emitted("\"n\""), SpoutLedger::Emit::kAckAtOnce);
   EXPECT_EQ(stats.acked, 2u);
@@ -49,7 +49,7 @@ TEST(SpoutLedgerTest, WithoutAckingAReliableEmitIsAckedAtOnce) {
 
 TEST(SpoutLedgerTest, ATimeoutCountsAsFailedAndTimedOut) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   ledger.Emitted("1");
   EXPECT_EQ(ledger.TreeDone(TreeOutcome::kTimedOut), SpoutLedger::Tell::kFail);
   EXPECT_EQ(stats.failed, 1u);
@@ -59,7 +59,7 @@ TEST(SpoutLedgerTest, ATimeoutCountsAsFailedAndTimedOut) {
 
 TEST(SpoutLedgerTest, AnAbandonedTreeIsCountedAndNotTold) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   ledger.Emitted("1");
   EXPECT_EQ(ledger.TreeDone(TreeOutcome::kAbandoned), SpoutLedger::Tell::kNothing);
   EXPECT_EQ(stats.abandoned, 1u);
@@ -70,7 +70,7 @@ TEST(SpoutLedgerTest, AnAbandonedTreeIsCountedAndNotTold) {
 
 TEST(SpoutLedgerTest, PendingNeverGoesBelowZero) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   ledger.Emitted("1");
   ledger.ForgetPending();  // the process died: its trees are abandoned
   EXPECT_EQ(stats.pending, 0u);
@@ -80,7 +80,7 @@ TEST(SpoutLedgerTest, PendingNeverGoesBelowZero) {
 
 TEST(SpoutLedgerTest, MaxPendingCountsTheTuplesAlreadyAskedFor) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, 3));
+  SpoutLedger ledger(stats, LedgerLimits(true, 3));
   EXPECT_FALSE(ledger.Full());
   ledger.Emitted("1");
   ledger.Emitted("2");
@@ -94,8 +94,8 @@ TEST(SpoutLedgerTest, MaxPendingCountsTheTuplesAlreadyAskedFor) {
 
 TEST(SpoutLedgerTest, ANonPositiveMaxPendingIsNoCap) {
   TaskStats stats;
-  SpoutLedger zero(stats, Limits(true, 0));
-  SpoutLedger unset(stats, Limits(true, std::nullopt));
+  SpoutLedger zero(stats, LedgerLimits(true, 0));
+  SpoutLedger unset(stats, LedgerLimits(true, std::nullopt));
   for (int i = 0; i < 100; ++i) zero.Emitted("1");
   EXPECT_FALSE(zero.Full(1000));
   EXPECT_FALSE(unset.Full(1000));
@@ -103,7 +103,7 @@ TEST(SpoutLedgerTest, ANonPositiveMaxPendingIsNoCap) {
 
 TEST(SpoutLedgerTest, AReliableTupleThatCouldNotBeEmittedCountsAsFailed) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   ledger.FailedAtEmit();
   EXPECT_EQ(stats.failed, 1u);
   EXPECT_EQ(stats.pending, 0u);
@@ -111,7 +111,7 @@ TEST(SpoutLedgerTest, AReliableTupleThatCouldNotBeEmittedCountsAsFailed) {
 
 TEST(SpoutLedgerTest, ThrottledTimeIsCountedFromTheFirstCheckToTheFirstRelease) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   const auto t0 = SpoutLedger::Clock::time_point{} + 1h;
   EXPECT_EQ(ledger.Throttled(false, t0), SpoutLedger::Throttle::kUnchanged);
   EXPECT_EQ(ledger.Throttled(true, t0), SpoutLedger::Throttle::kStarted);
@@ -125,7 +125,7 @@ TEST(SpoutLedgerTest, ThrottledTimeIsCountedFromTheFirstCheckToTheFirstRelease) 
 
 TEST(SpoutLedgerTest, AForgottenThrottleIsNotCounted) {
   TaskStats stats;
-  SpoutLedger ledger(stats, Limits(true, std::nullopt));
+  SpoutLedger ledger(stats, LedgerLimits(true, std::nullopt));
   const auto t0 = SpoutLedger::Clock::time_point{} + 1h;
   ledger.Throttled(true, t0);
   ledger.ForgetThrottle();
