@@ -12,7 +12,7 @@ std::int64_t NowNs() {
       .count();
 }
 
-void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
+void DeliverFromSpout(TupleHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
                       const std::vector<int>& targets, const std::string& message_id,
                       bool tracked) {
   const auto now = multilang::LoopClock::Now();
@@ -54,7 +54,7 @@ void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const Emit
   }
 }
 
-void DeliverFromBolt(TaskHost& host, std::shared_ptr<const EmittedTuple> tuple,
+void DeliverFromBolt(TupleHost& host, std::shared_ptr<const EmittedTuple> tuple,
                      const std::vector<int>& targets, const std::vector<AnchorRef>& anchors) {
   const std::int64_t now_ns = NowNs();
   for (int target : targets) {

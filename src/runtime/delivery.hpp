@@ -19,12 +19,12 @@ struct AnchorRef {
 
 // Spout emit. When `tracked`, starts a tree rooted at a new id (before any delivery, so acks can
 // only follow) and returns true.
-void DeliverFromSpout(TaskHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
+void DeliverFromSpout(TupleHost& host, int spout_task, std::shared_ptr<const EmittedTuple> tuple,
                       const std::vector<int>& targets, const std::string& message_id, bool tracked);
 
 // Bolt emit: one new edge per (delivery, anchor), recorded in the anchor's ack value and carried
 // by the delivery for each of the anchor's roots.
-void DeliverFromBolt(TaskHost& host, std::shared_ptr<const EmittedTuple> tuple,
+void DeliverFromBolt(TupleHost& host, std::shared_ptr<const EmittedTuple> tuple,
                      const std::vector<int>& targets, const std::vector<AnchorRef>& anchors);
 
 std::int64_t NowNs();

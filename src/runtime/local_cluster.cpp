@@ -7,7 +7,8 @@
 #include <boost/asio/post.hpp>
 
 #include "runtime/builtin.hpp"
-#include "runtime/builtin_task.hpp"
+#include "runtime/builtin_bolt_task.hpp"
+#include "runtime/builtin_spout_task.hpp"
 #include "runtime/config.hpp"
 #include "runtime/shell_bolt_task.hpp"
 #include "runtime/shell_spout_task.hpp"
@@ -76,11 +77,16 @@ void LocalCluster::CreateTasks() {
     const auto& c = plan_.components[plan_.task_component[t]];
     if (!c.def->builtin.empty()) {
       const BuiltinInfo* info = FindBuiltin(c.def->builtin);
-      tasks_[t] = std::make_unique<BuiltinTask>(*this, t, info->create(c.def->builtin_options));
+      auto impl = info->create(c.def->builtin_options);
+      if (c.def->is_spout()) {
+        tasks_[t] = std::make_unique<BuiltinSpoutTask>(*this, *this, t, std::move(impl));
+      } else {
+        tasks_[t] = std::make_unique<BuiltinBoltTask>(*this, *this, t, std::move(impl));
+      }
     } else if (c.def->is_spout()) {
-      tasks_[t] = std::make_unique<ShellSpoutTask>(*this, t);
+      tasks_[t] = std::make_unique<ShellSpoutTask>(*this, *this, *this, t);
     } else {
-      tasks_[t] = std::make_unique<ShellBoltTask>(*this, t);
+      tasks_[t] = std::make_unique<ShellBoltTask>(*this, *this, *this, t);
     }
   }
 }

@@ -1,8 +1,9 @@
 // The local cluster: one event loop that runs a whole topology on this machine.
 //
-// It owns the tasks, the router and the acker, implements TaskHost for them, supervises (restart
-// with backoff, crash-loop detection), applies backpressure, and drives start-up, the run and the
-// drain. Everything happens on the thread that calls Run(); observers are called on it too.
+// It owns the tasks, the router and the acker, implements the task hosts (task.hpp) for them,
+// supervises (restart with backoff, crash-loop detection), applies backpressure, and drives
+// start-up, the run and the drain. Everything happens on the thread that calls Run(); observers are
+// called on it too.
 //
 // Start-up failures (a command that cannot start, no handshake) are fatal: the topology is wrong.
 // Failures after a task has once been ready are restarted, only that task, until a crash loop.
@@ -83,7 +84,7 @@ struct ClusterOptions {
   bool handle_signals = true;  // SIGINT/SIGTERM: drain; a second one forces
 };
 
-class LocalCluster final : public TaskHost {
+class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost {
  public:
   LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer);
   ~LocalCluster() override;
@@ -106,23 +107,26 @@ class LocalCluster final : public TaskHost {
 
   // TaskHost.
   const Plan& plan() const override { return plan_; }
+  void Log(int task, multilang::LogLevel level, std::string_view msg) override;
+  void ReportError(int task, std::string_view msg) override;
+  void TaskReady(int task) override;
+  void TaskFailed(FailureReport report) override;
+  void NoteActivity() override {
+    last_activity_ = multilang::LoopClock::Now();
+    if (backpressure_.AnyHot()) CheckBackpressure();
+  }
+  // ProcessHost.
   const TaskSettings& settings() const override { return options_.task; }
+  void StderrLine(int task, std::string_view line) override;
+  // TupleHost.
   Acker& acker() override { return acker_; }
   IdGenerator& ids() override { return ids_; }
   std::optional<std::string> Route(int source_task, const EmittedTuple& tuple,
                                    std::optional<std::int64_t> direct_task,
                                    std::vector<int>& targets) override;
   void Deliver(int target_task, InputTuple&& tuple) override;
-  void Log(int task, multilang::LogLevel level, std::string_view msg) override;
-  void ReportError(int task, std::string_view msg) override;
-  void StderrLine(int task, std::string_view line) override;
-  void TaskReady(int task) override;
-  void TaskFailed(FailureReport report) override;
+  // SpoutHost.
   bool Throttled(int spout_task) const override;
-  void NoteActivity() override {
-    last_activity_ = multilang::LoopClock::Now();
-    if (backpressure_.AnyHot()) CheckBackpressure();
-  }
 
  private:
   enum class State { kStarting, kRunning, kDraining, kStopping, kStopped };

@@ -1,7 +1,6 @@
 #include "runtime/shell_bolt_task.hpp"
 
 #include <boost/asio/post.hpp>
-#include <charconv>
 
 #include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
@@ -13,11 +12,11 @@ using multilang::Command;
 
 namespace {
 constexpr std::size_t kMaxQueuedBytes = 1 << 20;  // written to the pipe but not yet taken
-constexpr std::size_t kExpiredMemory = 65536;
 }  // namespace
 
-ShellBoltTask::ShellBoltTask(TaskHost& host, int task_id)
-    : ShellTask(host, task_id), ticks_(host.io()) {
+ShellBoltTask::ShellBoltTask(TaskHost& host, ProcessHost& process, TupleHost& tuple_host,
+                             int task_id)
+    : ShellTask(host, process, task_id), tuple_host_(tuple_host), inflight_(1), ticks_(host.io()) {
   ConfigView conf(&cdef_.config);
   max_pending_ = static_cast<std::size_t>(conf.IntValue(keys::kShellBoltMaxPending));
   heartbeat_every_ = conf.SecondsValue(keys::kHeartbeatSecs);
@@ -58,7 +57,8 @@ void ShellBoltTask::Pump() {
     InputTuple t = std::move(queue_.front());
     queue_.pop_front();
     queue_bytes_ -= t.ValueBytes();
-    const std::uint64_t id = host_.ids().Next() >> 1;  // positive, as Storm's signed longs print
+    // Positive, as Storm's signed longs print.
+    const std::uint64_t id = tuple_host_.ids().Next() >> 1;
     if (t.tick) {
       encoder_.Tick(out_, id, t.tick_freq_secs);
     } else {
@@ -67,7 +67,7 @@ void ShellBoltTask::Pump() {
                                     t.tuple->source_task, t.tuple->values_json)) {
         // Values are validated where they enter; one this encoding cannot carry fails its
         // trees (replayed by their spouts) instead of reaching the child half-written.
-        for (const auto& r : t.roots) host_.acker().Fail(r.root);
+        for (const auto& r : t.roots) tuple_host_.acker().Fail(r.root);
         stats_.failed++;
         host_.ReportError(id_, "a tuple from `" + src.id + "` could not be encoded for this " +
                                    "component: " + *err);
@@ -75,12 +75,7 @@ void ShellBoltTask::Pump() {
       }
     }
     ++batch;
-    InFlight f;
-    f.roots = std::move(t.roots);
-    f.arrived_ns = t.arrived_ns;
-    f.written = now;
-    f.tick = t.tick;
-    inflight_.emplace(id, std::move(f));
+    inflight_.Add(id, std::move(t.roots), t.arrived_ns, t.tick, [now] { return now; });
   }
   if (!out_.empty()) Send(out_, batch);
   stats_.queue_depth = QueueDepth();
@@ -113,78 +108,43 @@ void ShellBoltTask::OnCommand(multilang::ComponentMessage& msg, const std::strin
       return;
     case Command::kSync:  // heartbeat reply; last_heard_ is already updated
       return;
-    default:
+    case Command::kError:  // handled by ShellTask before OnCommand
+    case Command::kLog:
+    case Command::kMetrics:
+    case Command::kPid:
       return;
   }
 }
 
-ShellBoltTask::InFlight* ShellBoltTask::FindInput(const std::string& id_text,
-                                                  const std::string& raw, bool& expired) {
-  expired = false;
-  std::uint64_t id = 0;
-  auto [p, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-  if (ec == std::errc() && p == id_text.data() + id_text.size()) {
-    auto it = inflight_.find(id);
-    if (it != inflight_.end()) return &it->second;
-    if (expired_.count(id)) {
-      expired = true;
-      return nullptr;
-    }
-  }
-  (void)raw;
-  return nullptr;
-}
-
 void ShellBoltTask::HandleAckFail(multilang::ComponentMessage& msg, const std::string& raw,
                                   bool ack) {
-  std::uint64_t id = 0;
-  std::from_chars(msg.id.data(), msg.id.data() + msg.id.size(), id);
-  auto it = inflight_.find(id);
-  if (it == inflight_.end() || msg.id.empty()) {
-    if (expired_.count(id)) return;  // the tree timed out already; nothing to do
-    Violation(std::string("protocol violation: ") + (ack ? "ack" : "fail") +
-                  " of unknown tuple id \"" + msg.id +
-                  "\" (never sent, a heartbeat, or already acked/failed)",
-              raw);
-    return;
-  }
-  InFlight f = std::move(it->second);
-  inflight_.erase(it);
-  auto& acker = host_.acker();
-  for (const auto& r : f.roots) {
-    if (ack) {
-      acker.Update(r.root, r.id ^ f.ack_val);
-    } else {
-      acker.Fail(r.root);
-    }
-  }
-  if (!f.tick) {
-    stats_.executed++;
-    (ack ? stats_.acked : stats_.failed)++;
-    const auto now = multilang::LoopClock::Now();
-    stats_.execute_latency.Add(std::chrono::duration<double, std::milli>(now - f.written).count());
-    stats_.process_latency.Add(static_cast<double>(NowNs() - f.arrived_ns) / 1e6);
+  bool tick = false;
+  switch (inflight_.Finish(
+      msg.id, ack, tuple_host_.acker(), stats_, NowNs(), [] { return multilang::LoopClock::Now(); },
+      tick)) {
+    case InFlightTable::Known::kHeld:
+      break;
+    case InFlightTable::Known::kExpired:
+      return;  // the tree timed out already; nothing to do
+    case InFlightTable::Known::kUnknown:
+      Violation(std::string("protocol violation: ") + (ack ? "ack" : "fail") +
+                    " of unknown tuple id \"" + msg.id +
+                    "\" (never sent, a heartbeat, or already acked/failed)",
+                raw);
+      return;
   }
   // A tick is the runtime's own clock, not activity: it must not hold off --stop-when-idle.
-  if (!f.tick) host_.NoteActivity();
+  if (!tick) host_.NoteActivity();
   SchedulePump();
 }
 
 void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::string& raw) {
   // Resolve anchors before anything is routed, so a bad anchor emits nothing.
-  std::vector<InFlight*> anchors;
-  anchors.reserve(msg.anchors.size());
-  for (const auto& a : msg.anchors) {
-    bool expired = false;
-    InFlight* f = FindInput(a, raw, expired);
-    if (f) {
-      anchors.push_back(f);
-    } else if (!expired) {
-      Violation("protocol violation: emit anchored to unknown tuple id \"" + a +
-                    "\" (never sent, or already acked/failed)",
-                raw);
-      return;
-    }
+  if (auto unknown = inflight_.Anchor(msg.anchors, anchors_)) {
+    Violation("protocol violation: emit anchored to unknown tuple id \"" + std::string(*unknown) +
+                  "\" (never sent, or already acked/failed)",
+              raw);
+    return;
   }
   std::optional<std::int64_t> direct;
   if (msg.task && *msg.task != 0) direct = *msg.task;
@@ -192,16 +152,13 @@ void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::stri
   auto tuple = MakeEmitted(msg, raw);
   if (!tuple) return;
   targets_.clear();
-  if (auto err = host_.Route(id_, *tuple, direct, targets_)) {
+  if (auto err = tuple_host_.Route(id_, *tuple, direct, targets_)) {
     Violation("protocol violation: " + *err, raw);
     return;
   }
   stats_.emitted++;
   stats_.transferred += targets_.size();
-  std::vector<AnchorRef> refs;
-  refs.reserve(anchors.size());
-  for (InFlight* a : anchors) refs.push_back({&a->roots, &a->ack_val});
-  DeliverFromBolt(host_, std::move(tuple), targets_, refs);
+  DeliverFromBolt(tuple_host_, std::move(tuple), targets_, anchors_);
   if (need_ids) ReplyTaskIds(targets_);
   host_.NoteActivity();
 }
@@ -219,36 +176,18 @@ void ShellBoltTask::Housekeeping(Clock::time_point now) {
   if (now - last_heartbeat_ >= heartbeat_every_) {
     last_heartbeat_ = now;
     std::string beat;
-    encoder_.Heartbeat(beat, host_.ids().Next() >> 1);
+    encoder_.Heartbeat(beat, tuple_host_.ids().Next() >> 1);
     Send(beat);
   }
   // Forget inputs the bolt never acked once their trees have timed out.
-  for (auto it = inflight_.begin(); it != inflight_.end();) {
-    if (now - it->second.written > message_timeout_ + std::chrono::seconds(1)) {
-      expired_.insert(it->first);
-      expired_order_.push_back(it->first);
-      stats_.expired_inputs++;
-      it = inflight_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  while (expired_order_.size() > kExpiredMemory) {
-    expired_.erase(expired_order_.front());
-    expired_order_.pop_front();
-  }
+  inflight_.Expire(now, message_timeout_ + std::chrono::seconds(1), stats_);
   Pump();
 }
 
 void ShellBoltTask::OnBroken() {
   ticks_.Stop();
   // Fail what the child had; keep what is still queued for the next process.
-  auto& acker = host_.acker();
-  for (auto& [id, f] : inflight_) {
-    for (const auto& r : f.roots) acker.Fail(r.root);
-    if (!f.tick) stats_.failed++;
-  }
-  inflight_.clear();
+  stats_.failed += inflight_.FailAll(tuple_host_.acker());
   UpdateBusy();
   queue_.erase(
       std::remove_if(queue_.begin(), queue_.end(), [](const InputTuple& t) { return t.tick; }),

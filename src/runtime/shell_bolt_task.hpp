@@ -14,10 +14,9 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "runtime/pool_allocator.hpp"
+#include "runtime/delivery.hpp"
+#include "runtime/inflight_table.hpp"
 #include "runtime/shell_task.hpp"
 #include "runtime/tick_source.hpp"
 
@@ -25,7 +24,7 @@ namespace sparse::runtime {
 
 class ShellBoltTask final : public ShellTask {
  public:
-  ShellBoltTask(TaskHost& host, int task_id);
+  ShellBoltTask(TaskHost& host, ProcessHost& process, TupleHost& tuple_host, int task_id);
 
   void Deliver(InputTuple&& tuple) override;
   void Housekeeping(Clock::time_point now) override;
@@ -37,14 +36,6 @@ class ShellBoltTask final : public ShellTask {
   }
 
  private:
-  struct InFlight {
-    RootEdges roots;
-    std::uint64_t ack_val = 0;  // XOR of the edges emitted anchored to this input
-    std::int64_t arrived_ns = 0;
-    Clock::time_point written;
-    bool tick = false;
-  };
-
   void OnCommand(multilang::ComponentMessage& msg, const std::string& raw) override;
   void OnReady() override;
   void OnBroken() override;
@@ -53,15 +44,12 @@ class ShellBoltTask final : public ShellTask {
   void SchedulePump();
   void HandleEmit(multilang::ComponentMessage& msg, const std::string& raw);
   void HandleAckFail(multilang::ComponentMessage& msg, const std::string& raw, bool ack);
-  // Looks up an input id; reports a violation unless it is unknown because it expired.
-  InFlight* FindInput(const std::string& id, const std::string& raw, bool& expired);
   void UpdateBusy();
 
   std::deque<InputTuple> queue_;
   std::size_t queue_bytes_ = 0;  // ValueBytes of queue_
-  PooledHashMap<std::uint64_t, InFlight> inflight_;
-  std::unordered_set<std::uint64_t> expired_;  // recently forgotten ids (bounded)
-  std::deque<std::uint64_t> expired_order_;
+  TupleHost& tuple_host_;
+  InFlightTable inflight_;  // every input timed: its handing-over time is also its expiry clock
   std::size_t max_pending_;
   std::chrono::milliseconds heartbeat_every_;
   std::chrono::milliseconds message_timeout_;
@@ -72,7 +60,8 @@ class ShellBoltTask final : public ShellTask {
   Clock::time_point busy_since_{};
   double busy_ms_ = 0;
   std::vector<int> targets_;
-  std::string out_;  // the batch Pump writes (kept for its capacity)
+  std::vector<AnchorRef> anchors_;  // of the emit being handled (kept for its capacity)
+  std::string out_;                 // the batch Pump writes (kept for its capacity)
   bool pump_posted_ = false;
 };
 

@@ -10,11 +10,13 @@ namespace sparse::runtime {
 
 using multilang::Command;
 
-ShellSpoutTask::ShellSpoutTask(TaskHost& host, int task_id)
-    : ShellTask(host, task_id), rest_timer_(host.io()) {
+ShellSpoutTask::ShellSpoutTask(TaskHost& host, ProcessHost& process, SpoutHost& spout_host,
+                               int task_id)
+    : ShellTask(host, process, task_id),
+      spout_host_(spout_host),
+      ledger_(stats_, SpoutLedger::LimitsOf(ConfigView(&cdef_.config))),
+      rest_timer_(host.io()) {
   ConfigView conf(&cdef_.config);
-  max_pending_ = conf.Int(keys::kMaxSpoutPending);
-  acking_ = conf.AckingEnabled();
   rest_ = std::chrono::milliseconds(conf.IntValue(keys::kSleepSpoutWaitMs));
   max_unsynced_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsynced));
   max_unsynced_nexts_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsyncedNexts));
@@ -46,25 +48,10 @@ void ShellSpoutTask::Deactivate() {
 }
 
 void ShellSpoutTask::TreeDone(std::string message_id, TreeOutcome outcome) {
-  stats_.pending = stats_.pending ? stats_.pending - 1 : 0;
-  switch (outcome) {
-    case TreeOutcome::kAcked:
-      stats_.acked++;
-      break;
-    case TreeOutcome::kFailed:
-      stats_.failed++;
-      break;
-    case TreeOutcome::kTimedOut:
-      stats_.failed++;
-      stats_.timed_out++;
-      break;
-    case TreeOutcome::kAbandoned:
-      stats_.abandoned++;
-      return;  // the process that emitted it is gone; nobody to tell
-  }
-  if (!Ready()) return;
+  const SpoutLedger::Tell tell = ledger_.TreeDone(outcome);
+  if (tell == SpoutLedger::Tell::kNothing || !Ready()) return;
   control_.push_back(
-      Control{outcome == TreeOutcome::kAcked ? "ack" : "fail", std::move(message_id)});
+      Control{tell == SpoutLedger::Tell::kAck ? "ack" : "fail", std::move(message_id)});
   SchedulePump();
 }
 
@@ -114,26 +101,11 @@ bool ShellSpoutTask::MayAskForNext() {
   const std::size_t nexts_allowed = emitting_ && !awaits_task_ids_ ? max_unsynced_nexts_ : 1;
   if (nexts_unsynced_ >= nexts_allowed || unsynced_.size() >= max_unsynced_) return false;
   if (!active_ || resting_ || stopping_) return false;
-  const bool throttled = host_.Throttled(id_);
-  const auto now = multilang::LoopClock::Now();
-  if (throttled) {
-    if (!throttled_since_set_) {
-      throttled_since_set_ = true;
-      throttled_since_ = now;
-    }
-    return false;
-  }
-  if (throttled_since_set_) {
-    throttled_since_set_ = false;
-    stats_.backpressure_ms += static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(now - throttled_since_).count());
-  }
-  if (acking_ && max_pending_ && *max_pending_ > 0) {
-    // The tuples the `next`s in flight may still emit count as pending already.
-    const auto asked = static_cast<std::int64_t>(nexts_unsynced_) * most_per_next_;
-    if (static_cast<std::int64_t>(stats_.pending) + asked >= *max_pending_) return false;
-  }
-  return true;
+  const bool throttled = spout_host_.Throttled(id_);
+  ledger_.Throttled(throttled, multilang::LoopClock::Now());
+  if (throttled) return false;
+  // The tuples the `next`s in flight may still emit count as pending already.
+  return !ledger_.Full(static_cast<std::int64_t>(nexts_unsynced_) * most_per_next_);
 }
 
 void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::string& raw) {
@@ -184,7 +156,10 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
                     std::string(multilang::CommandName(msg.command)) + "`",
                 raw);
       return;
-    default:
+    case Command::kError:  // handled by ShellTask before OnCommand
+    case Command::kLog:
+    case Command::kMetrics:
+    case Command::kPid:
       return;
   }
 }
@@ -205,7 +180,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
   auto tuple = MakeEmitted(msg, raw);
   if (!tuple) return;
   targets_.clear();
-  if (auto err = host_.Route(id_, *tuple, direct, targets_)) {
+  if (auto err = spout_host_.Route(id_, *tuple, direct, targets_)) {
     Violation("protocol violation: " + *err, raw);
     return;
   }
@@ -213,15 +188,10 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
   awaits_task_ids_ = need_ids;
   stats_.emitted++;
   stats_.transferred += targets_.size();
-  const bool tracked = acking_ && !message_id.empty();
-  if (tracked) {
-    stats_.pending++;
-  } else if (!message_id.empty()) {
-    // Acking disabled (topology.acker.executors: 0): Storm acks spout tuples on emit.
-    control_.push_back(Control{"ack", message_id});
-    stats_.acked++;
-  }
-  DeliverFromSpout(host_, id_, std::move(tuple), targets_, message_id, tracked);
+  const SpoutLedger::Emit fate = ledger_.Emitted(message_id);
+  if (fate == SpoutLedger::Emit::kAckAtOnce) control_.push_back(Control{"ack", message_id});
+  DeliverFromSpout(spout_host_, id_, std::move(tuple), targets_, message_id,
+                   fate == SpoutLedger::Emit::kTracked);
   if (need_ids) ReplyTaskIds(targets_);
   host_.NoteActivity();
 }
@@ -256,8 +226,8 @@ void ShellSpoutTask::OnBroken() {
   active_ = false;
   control_.clear();
   // Trees this process started can no longer be acked or replayed by it.
-  host_.acker().AbandonSpoutTask(id_);
-  stats_.pending = 0;
+  spout_host_.acker().AbandonSpoutTask(id_);
+  ledger_.ForgetPending();
 }
 
 }  // namespace sparse::runtime

@@ -31,12 +31,13 @@
 #include <deque>
 
 #include "runtime/shell_task.hpp"
+#include "runtime/spout_ledger.hpp"
 
 namespace sparse::runtime {
 
 class ShellSpoutTask final : public ShellTask {
  public:
-  ShellSpoutTask(TaskHost& host, int task_id);
+  ShellSpoutTask(TaskHost& host, ProcessHost& process, SpoutHost& spout_host, int task_id);
 
   void Activate() override;
   void Deactivate() override;
@@ -83,12 +84,10 @@ class ShellSpoutTask final : public ShellTask {
   std::string last_next_error_;
   bool pump_posted_ = false;
   bool resting_ = false;
-  bool throttled_since_set_ = false;
-  Clock::time_point throttled_since_{};
   std::deque<Control> control_;  // ack/fail/activate/deactivate commands waiting
   std::string command_;          // the command being written (kept for its capacity)
-  std::optional<std::int64_t> max_pending_;
-  bool acking_ = true;
+  SpoutHost& spout_host_;
+  SpoutLedger ledger_;
   std::chrono::milliseconds rest_;
   boost::asio::steady_timer rest_timer_;
   std::vector<int> targets_;

@@ -14,8 +14,11 @@ namespace sparse::runtime {
 namespace fs = std::filesystem;
 using multilang::Command;
 
-ShellTask::ShellTask(TaskHost& host, int task_id)
-    : Task(host, task_id), encoder_(cdef_.serializer), handshake_timer_(host.io()) {
+ShellTask::ShellTask(TaskHost& host, ProcessHost& process, int task_id)
+    : Task(host, task_id),
+      encoder_(cdef_.serializer),
+      process_(process),
+      handshake_timer_(host.io()) {
   ConfigView conf(&cdef_.config);
   subprocess_timeout_ = conf.SubprocessTimeout();
 }
@@ -36,22 +39,22 @@ void ShellTask::Start() {
   handshaken_ = false;
   failed_ = false;
   stopping_ = false;
-  pid_dir_ = (fs::path(host_.settings().pid_root) / std::to_string(id_)).string();
+  pid_dir_ = (fs::path(process_.settings().pid_root) / std::to_string(id_)).string();
   std::error_code ec;
   fs::remove_all(pid_dir_, ec);
   fs::create_directories(pid_dir_, ec);
 
   multilang::ProcessOptions opts;
   opts.argv = ResolveArgv();
-  opts.working_dir = host_.settings().working_dir;
-  opts.env_overrides = host_.settings().env_overrides;
+  opts.working_dir = process_.settings().working_dir;
+  opts.env_overrides = process_.settings().env_overrides;
   ConfigView conf(&cdef_.config);
   opts.max_message_bytes = static_cast<std::size_t>(conf.IntValue(keys::kMaxMessageBytes));
   opts.serializer = encoder_.serializer();
 
   multilang::ShellProcess::Callbacks cb;
   cb.on_message = [this](std::string& body) { OnMessage(body); };
-  cb.on_stderr_line = [this](std::string_view line) { host_.StderrLine(id_, line); };
+  cb.on_stderr_line = [this](std::string_view line) { process_.StderrLine(id_, line); };
   cb.on_stream_error = [this](const std::string& reason) {
     if (stopping_) return;  // it is being stopped; its exit is expected
     Violation("protocol violation: " + reason, {});

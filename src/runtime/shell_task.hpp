@@ -14,7 +14,7 @@ namespace sparse::runtime {
 
 class ShellTask : public Task {
  public:
-  ShellTask(TaskHost& host, int task_id);
+  ShellTask(TaskHost& host, ProcessHost& process, int task_id);
   ~ShellTask() override;
 
   void Start() override;
@@ -69,6 +69,7 @@ class ShellTask : public Task {
   FailureReport NewReport(std::string reason, std::string_view offending = {}) const;
   std::vector<std::string> ResolveArgv() const;
 
+  ProcessHost& process_;
   std::unique_ptr<multilang::ShellProcess> proc_;
   multilang::MessageParser parser_;
   multilang::ComponentMessage msg_;

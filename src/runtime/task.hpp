@@ -1,8 +1,9 @@
 // Tasks: one instance of a component. A shell task drives one child process; a built-in task
 // hosts a BuiltinComponent in the runtime. All run on the cluster's single event loop.
 //
-// TaskHost is what a task may ask of the cluster (routing, delivery, acking, reporting). Tasks
-// never call each other directly, and never block.
+// The hosts (TaskHost, ProcessHost, TupleHost, SpoutHost) are what a task may ask of the cluster,
+// split by who needs it: each task is given only the ones it uses. Tasks never call each other
+// directly, and never block.
 #pragma once
 
 #include <sys/types.h>
@@ -44,12 +45,34 @@ struct TaskSettings {
   std::filesystem::path working_dir;
 };
 
+// What every task may ask of the cluster: the loop, the plan, reporting, and its own state.
 class TaskHost {
  public:
   virtual ~TaskHost() = default;
   virtual boost::asio::io_context& io() = 0;
   virtual const Plan& plan() const = 0;
+  virtual void Log(int task, multilang::LogLevel level, std::string_view msg) = 0;
+  virtual void ReportError(int task, std::string_view msg) = 0;
+  virtual void TaskReady(int task) = 0;
+  // The task is broken; the host decides (asynchronously) whether to restart it.
+  virtual void TaskFailed(FailureReport report) = 0;
+  // Tuples moved (emitted, acked): the topology is not idle.
+  virtual void NoteActivity() = 0;
+};
+
+// What a task that runs a child process needs besides.
+class ProcessHost {
+ public:
+  virtual ~ProcessHost() = default;
   virtual const TaskSettings& settings() const = 0;
+  virtual void StderrLine(int task, std::string_view line) = 0;
+};
+
+// Emitting tuples and settling inputs with Storm's acking identities: what a bolt needs besides,
+// and what delivery.hpp works with.
+class TupleHost {
+ public:
+  virtual ~TupleHost() = default;
   virtual Acker& acker() = 0;
   virtual IdGenerator& ids() = 0;
   // Chooses the receiving tasks of an emit. Returns a description of the violation for an emit
@@ -58,14 +81,12 @@ class TaskHost {
                                            std::optional<std::int64_t> direct_task,
                                            std::vector<int>& targets) = 0;
   virtual void Deliver(int target_task, InputTuple&& tuple) = 0;
-  virtual void Log(int task, multilang::LogLevel level, std::string_view msg) = 0;
-  virtual void ReportError(int task, std::string_view msg) = 0;
-  virtual void StderrLine(int task, std::string_view line) = 0;
-  virtual void TaskReady(int task) = 0;
-  // The task is broken; the host decides (asynchronously) whether to restart it.
-  virtual void TaskFailed(FailureReport report) = 0;
+};
+
+// What a spout needs besides: all a bolt does, and whether backpressure holds it back.
+class SpoutHost : public TupleHost {
+ public:
   virtual bool Throttled(int spout_task) const = 0;
-  virtual void NoteActivity() = 0;
 };
 
 class Task {

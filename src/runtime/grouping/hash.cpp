@@ -91,7 +91,7 @@ std::uint64_t HashStringContent(std::string_view inner) {
   if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) return HashBytes(kString, inner);
   thread_local std::string decoded;
   decoded.clear();
-  if (!json::AppendUnescaped(decoded, inner)) return HashBytes(kRawText, inner);
+  if (!runtime::json::AppendUnescaped(decoded, inner)) return HashBytes(kRawText, inner);
   return HashBytes(kString, decoded);
 }
 
@@ -113,7 +113,7 @@ std::uint64_t HashNumber(std::string_view token) {
       }
     }
   }
-  const auto value = json::NumberValue(token);
+  const auto value = runtime::json::NumberValue(token);
   if (!value) return HashBytes(kRawText, token);
   const double d = *value;
   // -2^63 <= d < 2^63, integral: the integer it equals (-0.0 is 0).
