@@ -142,6 +142,7 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   if (!producer_) return "cannot create the Kafka producer: " + error;
   rd_kafka_set_log_queue(producer_.get(), nullptr);
   worker_ = std::make_unique<BlockingWorker>(io_);
+  worker_->Start();
   epochs_ = EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
   out_.SetGauge("kafka.connected", 0);
   open_ = true;
@@ -423,7 +424,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
   probing_ = true;
   next_probe_ = now + std::chrono::seconds(2);
   rd_kafka_t* rk = producer_.get();
-  worker_->Submit([this, rk] {
+  const bool queued = worker_->Submit([this, rk] {
     // Brokers only (no topics): a request that any reachable broker answers.
     const rd_kafka_metadata_t* raw = nullptr;
     const bool ok = rd_kafka_metadata(rk, 0, nullptr, &raw, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -433,6 +434,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
       if (ok) Connected();
     };
   });
+  if (!queued) probing_ = false;  // probed again at next_probe_
 }
 
 void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {
