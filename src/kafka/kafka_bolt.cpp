@@ -1,12 +1,12 @@
 #include "kafka/kafka_bolt.hpp"
 
 #include <algorithm>
-#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
 #include <unordered_map>
 
 #include "base/lifetime_gate.hpp"
+#include "base/periodic_timer.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_events.hpp"
 #include "kafka/exactly_once.hpp"
@@ -32,7 +32,7 @@ class KafkaBolt::Session {
  public:
   Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
           int task_id)
-      : o_(o), out_(out), io_(io), timer_(io), task_id_(task_id) {}
+      : o_(o), out_(out), io_(io), ticker_(io), task_id_(task_id) {}
   ~Session() { Close(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
@@ -74,7 +74,6 @@ class KafkaBolt::Session {
   void Report(const std::string& key, const std::string& message) {
     if (auto text = throttle_.Admit(key, message)) out_.ReportError(*text);
   }
-  void ScheduleTick();
   void Tick();
   void DrainBacklog();
   void PublishMetrics(Clock::time_point now);
@@ -84,7 +83,7 @@ class KafkaBolt::Session {
   const BoltOptions& o_;
   runtime::BuiltinCollector& out_;
   boost::asio::io_context& io_;
-  boost::asio::steady_timer timer_;
+  base::PeriodicTimer ticker_;  // Tick, every o_.poll_interval_ms while open
   int task_id_;
   std::string bootstrap_;
   ClientPtr producer_;
@@ -148,14 +147,14 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   open_ = true;
   last_metrics_at_ = Clock::now();
   next_metrics_ = last_metrics_at_ + kMetricsEvery;
-  ScheduleTick();
+  ticker_.Start(std::chrono::milliseconds(o_.poll_interval_ms), [this] { Tick(); });
   return std::nullopt;
 }
 
 void KafkaBolt::Session::Close() {
   if (!open_) return;
   open_ = false;
-  timer_.cancel();
+  ticker_.Stop();
   gate_.Close();
   if (worker_) worker_->Stop();
   for (auto& r : backlog_) out_.Fail(r.tuple_id);
@@ -392,16 +391,6 @@ bool KafkaBolt::Session::Produce(Record& r) {
 
 void KafkaBolt::Session::DrainBacklog() {
   while (!backlog_.empty() && Produce(backlog_.front())) backlog_.pop_front();
-}
-
-void KafkaBolt::Session::ScheduleTick() {
-  auto alive = gate_.ticket();
-  timer_.expires_after(std::chrono::milliseconds(o_.poll_interval_ms));
-  timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !alive) return;
-    Tick();
-    if (alive && open_) ScheduleTick();
-  });
 }
 
 void KafkaBolt::Session::Tick() {
