@@ -4,21 +4,30 @@
 
 namespace sparse::kafka {
 
-BlockingWorker::BlockingWorker(boost::asio::io_context& io) : io_(io) {
-  thread_ = std::thread([this] { Loop(); });
-}
+BlockingWorker::BlockingWorker(boost::asio::io_context& io, std::size_t capacity)
+    : io_(io), capacity_(capacity) {}
 
 BlockingWorker::~BlockingWorker() {
   Stop();
 }
 
-void BlockingWorker::Submit(Job job) {
+void BlockingWorker::Start() {
   {
     std::lock_guard lock(mu_);
-    if (stopping_) return;
+    if (stopping_ || thread_.joinable()) return;
+  }
+  // The ticket is taken here, on the loop; the thread only carries it to the handlers it posts.
+  thread_ = std::thread([this, alive = gate_.ticket()] { Loop(alive); });
+}
+
+bool BlockingWorker::Submit(Job job) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || jobs_.size() >= capacity_) return false;
     jobs_.push_back(std::move(job));
   }
   cv_.notify_one();
+  return true;
 }
 
 bool BlockingWorker::Busy() const {
@@ -39,9 +48,8 @@ void BlockingWorker::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void BlockingWorker::Loop() {
-  // The alive flag is only read on the event loop (inside the posted handler), never here.
-  const auto alive = gate_.ticket();
+void BlockingWorker::Loop(base::LifetimeGate::Ticket alive) {
+  // `alive` is only tested on the event loop (inside the posted handler), never here.
   for (;;) {
     Job job;
     {

@@ -1,6 +1,7 @@
 #include "kafka/exactly_once.hpp"
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -37,11 +38,11 @@ std::shared_ptr<EpochCoordinator> EpochCoordinator::Acquire(boost::asio::io_cont
 }
 
 EpochCoordinator::EpochCoordinator(boost::asio::io_context& io, std::string topology)
-    : io_(io), topology_(std::move(topology)), timer_(io) {}
+    : io_(io), topology_(std::move(topology)), ticker_(io) {}
 
 EpochCoordinator::~EpochCoordinator() {
   gate_.Close();
-  timer_.cancel();
+  ticker_.Stop();
   producer_.reset();
   std::lock_guard lock(registry_mu);
   auto it = Registry().find({&io_, topology_});
@@ -76,7 +77,7 @@ std::optional<std::string> EpochCoordinator::AddSource(int task_id, EpochSource*
   }
   joined_ = true;
   Init();
-  ScheduleTick();
+  ticker_.Start(std::chrono::milliseconds(settings_.poll_interval_ms), [this] { Tick(); });
   return std::nullopt;
 }
 
@@ -202,16 +203,6 @@ void EpochCoordinator::CloseEpoch() {
 
 void EpochCoordinator::Fail(const std::string& why) {
   if (ledger_.Failed(why)) StartAbort();
-}
-
-void EpochCoordinator::ScheduleTick() {
-  auto alive = gate_.ticket();
-  timer_.expires_after(std::chrono::milliseconds(settings_.poll_interval_ms));
-  timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !alive) return;
-    Tick();
-    if (alive) ScheduleTick();
-  });
 }
 
 void EpochCoordinator::Tick() {

@@ -20,7 +20,6 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "base/lifetime_gate.hpp"
+#include "base/periodic_timer.hpp"
 #include "kafka/epoch_ledger.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "kafka/report_throttle.hpp"
@@ -140,7 +140,6 @@ class EpochCoordinator {
   std::optional<std::string> MakeProducer();
   void Init();
   void OpenEpoch();
-  void ScheduleTick();
   void Tick();
   void CheckComplete();
   void Commit();
@@ -158,7 +157,7 @@ class EpochCoordinator {
   std::vector<Source> sources_;
   std::vector<EpochParticipant*> participants_;
   std::unique_ptr<TxnProducer> producer_;
-  boost::asio::steady_timer timer_;
+  base::PeriodicTimer ticker_;  // Tick, every settings_.poll_interval_ms once a source joined
   base::LifetimeGate gate_;
   ReportThrottle throttle_;
   bool joined_ = false;    // a source joined once

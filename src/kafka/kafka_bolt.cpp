@@ -1,12 +1,12 @@
 #include "kafka/kafka_bolt.hpp"
 
 #include <algorithm>
-#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
 #include <unordered_map>
 
 #include "base/lifetime_gate.hpp"
+#include "base/periodic_timer.hpp"
 #include "kafka/blocking_worker.hpp"
 #include "kafka/client_reports.hpp"
 #include "kafka/exactly_once.hpp"
@@ -32,7 +32,7 @@ class KafkaBolt::Session {
  public:
   Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
           int task_id)
-      : o_(o), out_(out), io_(io), timer_(io), task_id_(task_id), reports_(out) {}
+      : o_(o), out_(out), io_(io), ticker_(io), task_id_(task_id), reports_(out) {}
   ~Session() { Close(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
@@ -72,7 +72,6 @@ class KafkaBolt::Session {
   bool Settle(const std::string& tuple_id, rd_kafka_resp_err_t err);
   void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why);
   void Report(const std::string& key, const std::string& message) { reports_.Report(key, message); }
-  void ScheduleTick();
   void Tick();
   void DrainBacklog();
   void PublishMetrics(Clock::time_point now);
@@ -81,7 +80,7 @@ class KafkaBolt::Session {
   const BoltOptions& o_;
   runtime::BuiltinCollector& out_;
   boost::asio::io_context& io_;
-  boost::asio::steady_timer timer_;
+  base::PeriodicTimer ticker_;  // Tick, every o_.poll_interval_ms while open
   int task_id_;
   std::string bootstrap_;
   ClientPtr producer_;
@@ -135,18 +134,19 @@ std::optional<std::string> KafkaBolt::Session::Open(const nlohmann::json& conf) 
   if (!producer_) return "cannot create the Kafka producer: " + error;
   rd_kafka_set_log_queue(producer_.get(), nullptr);
   worker_ = std::make_unique<BlockingWorker>(io_);
+  worker_->Start();
   epochs_ = EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
   reports_.Opened();
   open_ = true;
   metrics_.Start(Clock::now());
-  ScheduleTick();
+  ticker_.Start(std::chrono::milliseconds(o_.poll_interval_ms), [this] { Tick(); });
   return std::nullopt;
 }
 
 void KafkaBolt::Session::Close() {
   if (!open_) return;
   open_ = false;
-  timer_.cancel();
+  ticker_.Stop();
   gate_.Close();
   if (worker_) worker_->Stop();
   for (auto& r : backlog_) out_.Fail(r.tuple_id);
@@ -374,16 +374,6 @@ void KafkaBolt::Session::DrainBacklog() {
   while (!backlog_.empty() && Produce(backlog_.front())) backlog_.pop_front();
 }
 
-void KafkaBolt::Session::ScheduleTick() {
-  auto alive = gate_.ticket();
-  timer_.expires_after(std::chrono::milliseconds(o_.poll_interval_ms));
-  timer_.async_wait([this, alive](const boost::system::error_code& ec) {
-    if (ec || !alive) return;
-    Tick();
-    if (alive && open_) ScheduleTick();
-  });
-}
-
 void KafkaBolt::Session::Tick() {
   rd_kafka_poll(producer_.get(), 0);  // delivery reports, errors, logs
   if (!gate_.open() || reports_.fatal()) return;
@@ -398,7 +388,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
   probing_ = true;
   next_probe_ = now + std::chrono::seconds(2);
   rd_kafka_t* rk = producer_.get();
-  worker_->Submit([this, rk] {
+  const bool queued = worker_->Submit([this, rk] {
     // Brokers only (no topics): a request that any reachable broker answers.
     const rd_kafka_metadata_t* raw = nullptr;
     const bool ok = rd_kafka_metadata(rk, 0, nullptr, &raw, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -408,6 +398,7 @@ void KafkaBolt::Session::Probe(Clock::time_point now) {
       if (ok) reports_.Connected();
     };
   });
+  if (!queued) probing_ = false;  // probed again at next_probe_
 }
 
 void KafkaBolt::Session::PublishMetrics(Clock::time_point now) {

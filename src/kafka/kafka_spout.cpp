@@ -268,6 +268,7 @@ std::optional<std::string> KafkaSpout::Session::Open(const nlohmann::json& conf)
     if (auto err = CreateDeadLetterProducer()) return err;
   }
   worker_ = std::make_unique<BlockingWorker>(io_);
+  worker_->Start();
   if (rules_.emit == DeliveryRules::Emit::kInEpochs) {
     if (auto err = JoinEpochs(conf)) return err;
   }
@@ -337,6 +338,7 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   rd_kafka_set_log_queue(consumer_.get(), nullptr);  // logs are served by rd_kafka_poll
   queue_.reset(rd_kafka_queue_get_consumer(consumer_.get()));
   reaper_ = std::make_unique<MessageReaper>();
+  reaper_->Start();
   wakeup_ = std::make_unique<QueueWakeup>(io_, queue_.get(), [this] { out_.Wakeup(); });
   if (auto err = wakeup_->Start()) out_.Log(3, "records are polled, not signalled: " + *err);
   return std::nullopt;

@@ -142,6 +142,7 @@ class KeyedAggregate::Session final : public EpochParticipant {
     bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
     if (!o_.state_topic.empty() && bootstrap_.empty()) return MissingBootstrapError();
     worker_ = std::make_unique<BlockingWorker>(io_);
+    worker_->Start();
     epochs_ =
         EpochCoordinator::Acquire(io_, conf.value(runtime::keys::kTopologyName, std::string()));
     epochs_->AddParticipant(this);

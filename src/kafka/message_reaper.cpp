@@ -2,10 +2,9 @@
 
 namespace sparse::kafka {
 
-MessageReaper::MessageReaper() : thread_([this] { Loop(); }) {}
-
 MessageReaper::~MessageReaper() {
   Drain();
+  if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -14,8 +13,18 @@ MessageReaper::~MessageReaper() {
   thread_.join();
 }
 
+void MessageReaper::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { Loop(); });
+}
+
 void MessageReaper::Flush() {
   if (queued_.empty()) return;
+  if (!thread_.joinable()) {
+    for (rd_kafka_message_t* m : queued_) rd_kafka_message_destroy(m);
+    queued_.clear();
+    return;
+  }
   bool was_empty = false;
   {
     std::lock_guard lock(mu_);

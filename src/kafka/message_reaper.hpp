@@ -6,9 +6,11 @@
 // time in rd_kafka_message_destroy, much of it waiting for that lock (futex waits, context
 // switches). Handing messages over costs the loop a pointer push per message and a lock per batch.
 //
-// Release and Flush are for the owner's thread only. A message handed over must not be touched
-// again. Drain (and the destructor) return once every message handed over is destroyed: call it
-// before closing or destroying the client the messages came from, which they reference.
+// Start() starts the thread (the constructor does not); until then Flush destroys the queued
+// messages on the owner's thread, so nothing is held back by a reaper that was never started.
+// Release, Flush and Start are for the owner's thread only. A message handed over must not be
+// touched again. Drain (and the destructor) return once every message handed over is destroyed:
+// call it before closing or destroying the client the messages came from, which they reference.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -22,7 +24,7 @@ namespace sparse::kafka {
 
 class MessageReaper {
  public:
-  MessageReaper();
+  MessageReaper() = default;
   ~MessageReaper();  // Drain(), then stops the thread
   MessageReaper(const MessageReaper&) = delete;
   MessageReaper& operator=(const MessageReaper&) = delete;
@@ -33,6 +35,8 @@ class MessageReaper {
     queued_.push_back(msg);
     if (queued_.size() >= kBatch) Flush();
   }
+  // Starts the thread that destroys what is handed over. Once only.
+  void Start();
   // Hands over what is queued (call when a round of work ends, so nothing waits long).
   void Flush();
   // Hands over what is queued and waits until everything handed over is destroyed.

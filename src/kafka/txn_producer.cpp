@@ -63,6 +63,7 @@ std::unique_ptr<TxnProducer> TxnProducer::Create(boost::asio::io_context& io,
   rd_kafka_set_log_queue(p->rk_.get(), nullptr);  // logs are events on the main queue
   p->main_.reset(rd_kafka_queue_get_main(p->rk_.get()));
   p->worker_ = std::make_unique<BlockingWorker>(io);
+  p->worker_->Start();
   return p;
 }
 

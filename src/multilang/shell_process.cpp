@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "multilang/child_fds.hpp"
+#include "multilang/child_reaper.hpp"
 #include "multilang/loop_clock.hpp"
 
 namespace sparse::multilang {
@@ -31,11 +32,12 @@ std::string ExitStatus::Describe() const {
 }
 
 struct ShellProcess::Impl {
-  explicit Impl(asio::io_context& io) : in(io), out(io), err(io), poll(io) {}
+  explicit Impl(asio::io_context& io) : in(io), out(io), err(io), poll(io), grace(io) {}
   bp::async_pipe in;
   bp::async_pipe out;
   bp::async_pipe err;
   asio::steady_timer poll;
+  asio::steady_timer grace;  // Terminate's SIGKILL
   std::array<char, 64 * 1024> out_buf{};
   std::array<char, 16 * 1024> err_buf{};
 };
@@ -52,8 +54,10 @@ ShellProcess::~ShellProcess() {
   if (pid_ > 0 && !exited_) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
+    // Dead already (it was killed or exited a moment ago): reap it here; otherwise the reaper
+    // does, so that no owner ever waits for a child here.
     int status = 0;
-    ::waitpid(pid_, &status, 0);
+    if (::waitpid(pid_, &status, WNOHANG) == 0) ChildReaper::Instance().Adopt(pid_);
   }
   boost::system::error_code ignored;
   impl_->in.close(ignored);
@@ -352,6 +356,20 @@ void ShellProcess::Signal(int sig) {
   ::kill(pid_, sig);
 }
 
+void ShellProcess::Terminate(std::chrono::milliseconds grace) {
+  if (!running() || terminating_) return;
+  terminating_ = true;
+  Signal(SIGTERM);
+  auto alive = gate_.ticket();
+  impl_->grace.expires_after(grace);
+  impl_->grace.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || !alive || !running()) return;
+    killed_after_grace_ = true;
+    Signal(SIGKILL);
+    SchedulePoll(std::chrono::milliseconds(5));  // report the exit as soon as it is reapable
+  });
+}
+
 std::string ShellProcess::StderrTail() const {
   std::string r;
   for (const auto& l : stderr_tail_) {
@@ -394,10 +412,12 @@ void ShellProcess::CheckExited() {
   } else {
     es.code = WEXITSTATUS(status);
   }
+  es.after_grace = killed_after_grace_;
   // Anything the group left behind (grandchildren) goes too.
   ::kill(-pid_, SIGKILL);
   boost::system::error_code ignored;
   impl_->poll.cancel();
+  impl_->grace.cancel();
   impl_->in.close(ignored);
   pending_.clear();
   pending_messages_ = writing_messages_ = 0;

@@ -10,6 +10,10 @@
 //   handed to on_message; stderr is always read and handed to on_stderr_line line by line, so a
 //   child flooding stderr can never block on its pipe.
 // - on_exit is called exactly once, after the child has been reaped, with its exit status.
+// - Terminate(grace) is the one way to stop a child politely: SIGTERM now, SIGKILL once the grace
+//   has passed (on the loop's timer), the exit reported through on_exit either way.
+// - Destruction never blocks: a child still running is SIGKILLed and handed to the ChildReaper,
+//   which reaps it (no zombie); on_exit is not called then.
 // - A child that closes its stdout, or whose stdin can no longer be written (it closed it), while
 //   it keeps running is broken: on_stream_error, once, if it has not exited within kBrokenGrace
 //   (an exit is the better report when it is only dying).
@@ -41,6 +45,8 @@ namespace sparse::multilang {
 struct ExitStatus {
   bool signaled = false;
   int code = 0;  // exit code, or the signal number when signaled
+  // Terminate's grace ran out and it sent the SIGKILL: the child ignored (or outlived) SIGTERM.
+  bool after_grace = false;
   std::string Describe() const;
 };
 
@@ -67,7 +73,9 @@ class ShellProcess {
   };
 
   ShellProcess(boost::asio::io_context& io, ProcessOptions options, Callbacks callbacks);
-  ~ShellProcess();  // kills the child (SIGKILL to its group) if still running
+  // Kills the child (SIGKILL to its group) if still running and leaves the reaping to the
+  // ChildReaper: never waits.
+  ~ShellProcess();
   ShellProcess(const ShellProcess&) = delete;
   ShellProcess& operator=(const ShellProcess&) = delete;
 
@@ -92,6 +100,9 @@ class ShellProcess {
 
   // Sends `sig` to the child's process group.
   void Signal(int sig);
+  // SIGTERM to the child's group now; SIGKILL when it is still running `grace` later (its
+  // ExitStatus then says after_grace). Only the first call counts; Signal(SIGKILL) still forces.
+  void Terminate(std::chrono::milliseconds grace);
   bool running() const { return pid_ > 0 && !exited_; }
   pid_t pid() const { return pid_; }
   const ProcessOptions& options() const { return options_; }
@@ -122,6 +133,8 @@ class ShellProcess {
   std::unique_ptr<Impl> impl_;
   pid_t pid_ = -1;
   bool exited_ = false;
+  bool terminating_ = false;  // Terminate was called
+  bool killed_after_grace_ = false;
   bool stdout_eof_ = false;
   bool reading_paused_ = false;
   bool read_in_flight_ = false;

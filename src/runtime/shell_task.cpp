@@ -95,7 +95,9 @@ void ShellTask::Start() {
 
 void ShellTask::Terminate() {
   stopping_ = true;
-  if (proc_) proc_->Signal(SIGTERM);
+  // The process escalates to SIGKILL itself; its exit says whether it had to.
+  ConfigView conf(&host_.plan().topology_config);
+  if (proc_) proc_->Terminate(conf.SecondsValue(keys::kShutdownGraceSecs));
 }
 
 void ShellTask::Kill() {
@@ -138,6 +140,10 @@ void ShellTask::Violation(const std::string& reason, std::string_view offending)
 void ShellTask::OnExit(const multilang::ExitStatus& status) {
   if (failed_) return;
   if (stopping_) {
+    if (status.after_grace) {
+      host_.ReportError(id_, std::string("did not exit after SIGTERM within ") +
+                                 keys::kShutdownGraceSecs + ": killed");
+    }
     OnBroken();
     return;
   }

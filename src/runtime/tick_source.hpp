@@ -7,12 +7,10 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
-#include <memory>
 
-#include "base/lifetime_gate.hpp"
+#include "base/periodic_timer.hpp"
 #include "runtime/tuple.hpp"
 
 namespace sparse::runtime {
@@ -21,7 +19,7 @@ class TickSource {
  public:
   using Deliver = std::function<void(InputTuple&&)>;
 
-  explicit TickSource(boost::asio::io_context& io) : timer_(io) {}
+  explicit TickSource(boost::asio::io_context& io) : ticker_(io) {}
   ~TickSource() { Stop(); }
   TickSource(const TickSource&) = delete;
   TickSource& operator=(const TickSource&) = delete;
@@ -31,13 +29,8 @@ class TickSource {
   void Stop();
 
  private:
-  void Arm();
-
-  boost::asio::steady_timer timer_;
-  std::int64_t period_secs_ = 0;
-  Deliver deliver_;
-  // Closed once stopped (or restarted: each Start opens a new period for its handlers).
-  base::LifetimeGate gate_;
+  // Its lifetime gate is what makes Stop final, also for a tick already fired.
+  base::PeriodicTimer ticker_;
 };
 
 }  // namespace sparse::runtime
