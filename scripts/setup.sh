@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev
   librdkafka-dev libthrift-dev thrift-compiler libzip-dev
   libgtest-dev libgmock-dev libbenchmark-dev libmsgpack-cxx-dev
-  clang-format procps
+  clang-format clang-tidy procps
   clang libclang-rt-14-dev  # libFuzzer for scripts/fuzz.sh (docs/fuzzing.md)
 )
 if [ "${SPARSE_WITH_BROWSER:-1}" = 1 ]; then

@@ -56,7 +56,7 @@ def pipe_floor(build):
     out = subprocess.run([exe, "1000000"], check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         if line.startswith("floor "):
-            return 2 * float(line.split()[5])
+            return 2 * float(line.split()[6])  # floor WIRE N tuples S s RATE tuples/s ...
     raise SystemExit("no floor line in the adapter bench output")
 
 

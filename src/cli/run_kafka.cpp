@@ -148,6 +148,9 @@ std::optional<std::string> KafkaNeverReached(const runtime::Topology& topology,
                                              const json& overrides,
                                              const runtime::ClusterSnapshot& last) {
   std::string servers;
+  // Only a client that tried and failed says the broker is unreachable: a run stopped while its
+  // components were still starting (no connection yet, but no error either) proves nothing.
+  bool failed = false;
   for (const auto& c : topology.components) {
     if (!IsKafka(c)) continue;
     const auto it = std::find_if(last.components.begin(), last.components.end(),
@@ -155,10 +158,11 @@ std::optional<std::string> KafkaNeverReached(const runtime::Topology& topology,
     if (it == last.components.end()) continue;
     const auto g = it->totals.gauges.find("kafka.connected");
     if (g != it->totals.gauges.end() && g->second >= 1) return std::nullopt;
+    failed = failed || it->totals.errors > 0;
     const std::string b = BootstrapOf(topology, c, overrides);
     if (servers.find(b) == std::string::npos) servers += (servers.empty() ? "" : ", ") + b;
   }
-  if (servers.empty()) return std::nullopt;
+  if (servers.empty() || !failed) return std::nullopt;
   return "Kafka at " + servers +
          " was never reachable during the run (the component logs say why). Is a broker running "
          "there? For one in this process, set kafka.bootstrap.servers: embedded (or -o "

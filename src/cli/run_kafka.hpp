@@ -46,8 +46,9 @@ class RunKafka {
 };
 
 // After a run: what to tell the user when the topology has Kafka components and not one of them
-// ever heard from a broker (each publishes the gauge kafka.connected = 1 once one answers); nullopt
-// when Kafka was reached or the topology has no Kafka component. `topology` as the run used it.
+// ever heard from a broker (each publishes the gauge kafka.connected = 1 once one answers) and at
+// least one reported an error; nullopt when Kafka was reached, when no client failed yet (a run
+// stopped during start-up), or the topology has no Kafka component. `topology` as the run used it.
 std::optional<std::string> KafkaNeverReached(const runtime::Topology& topology,
                                              const nlohmann::json& overrides,
                                              const runtime::ClusterSnapshot& last);

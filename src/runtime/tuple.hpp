@@ -7,10 +7,14 @@
 
 // GCC 12 misreads small_vector's move of its inline elements as an overread (a known false
 // positive of -Wstringop-overread after inlining); the code is Boost's, not ours.
+#if defined(__GNUC__) && !defined(__clang__)  // clang (and clang-tidy) has no such warning
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 #include <boost/container/small_vector.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #include <cstdint>
 #include <memory>
 #include <optional>
