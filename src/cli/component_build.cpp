@@ -31,7 +31,7 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
-int ExitCode(int status) {
+int WaitStatusCode(int status) {
   if (status == -1) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -71,7 +71,7 @@ int RunShowingSteps(const std::string& command, std::ofstream& log, const Style&
   std::free(buf);
   log.flush();
   if (shown) std::cerr << "\r\033[K" << std::flush;
-  return ExitCode(::pclose(pipe));
+  return WaitStatusCode(::pclose(pipe));
 }
 
 // The value of `key` (NAME:TYPE=value) in a CMakeCache.txt, or "".
