@@ -95,7 +95,7 @@ const std::vector<int>& BuiltinBoltTask::Send(std::shared_ptr<const EmittedTuple
       anchors_.push_back({&in->roots, &in->ack_val});
     }
   } else if (auto unknown = inflight_.Anchor(anchors, anchors_)) {
-    ReportError("emit anchored to unknown tuple id \"" + std::string(*unknown) +
+    ReportError("emit anchored to unknown tuple id \"" + *unknown +
                 "\" (never received, or already acked/failed): tuple dropped");
     stats_.dropped++;
     return targets_;

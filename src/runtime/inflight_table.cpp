@@ -13,8 +13,8 @@ std::optional<std::uint64_t> InFlightTable::ParseId(std::string_view text) {
   return id;
 }
 
-std::optional<std::string_view> InFlightTable::Anchor(const std::vector<std::string>& anchors,
-                                                      std::vector<AnchorRef>& refs) {
+std::optional<std::string> InFlightTable::Anchor(const std::vector<std::string>& anchors,
+                                                 std::vector<AnchorRef>& refs) {
   refs.clear();
   for (const auto& a : anchors) {
     const auto id = ParseId(a);
@@ -25,7 +25,7 @@ std::optional<std::string_view> InFlightTable::Anchor(const std::vector<std::str
       }
       if (expired_.count(*id)) continue;
     }
-    return std::string_view(a);
+    return a;
   }
   return std::nullopt;
 }

@@ -88,9 +88,10 @@ class InFlightTable {
   void Forget(std::uint64_t id) { inputs_.erase(id); }
 
   // Resolves the anchors of an emit into `refs` (cleared first). Returns the first anchor that
-  // is unknown (neither held nor expired); `refs` is then incomplete and must not be used.
-  std::optional<std::string_view> Anchor(const std::vector<std::string>& anchors,
-                                         std::vector<AnchorRef>& refs);
+  // is unknown (neither held nor expired), as a copy: the error path may outlive `anchors`;
+  // `refs` is then incomplete and must not be used.
+  std::optional<std::string> Anchor(const std::vector<std::string>& anchors,
+                                    std::vector<AnchorRef>& refs);
 
   // Acks or fails the input `id_text` names, updating its trees in `acker` and counting it in
   // `stats` (see the header). `now_ns`: for the process latency; `now()`: called for a timed

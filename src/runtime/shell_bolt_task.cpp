@@ -141,7 +141,7 @@ void ShellBoltTask::HandleAckFail(multilang::ComponentMessage& msg, const std::s
 void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::string& raw) {
   // Resolve anchors before anything is routed, so a bad anchor emits nothing.
   if (auto unknown = inflight_.Anchor(msg.anchors, anchors_)) {
-    Violation("protocol violation: emit anchored to unknown tuple id \"" + std::string(*unknown) +
+    Violation("protocol violation: emit anchored to unknown tuple id \"" + *unknown +
                   "\" (never sent, or already acked/failed)",
               raw);
     return;
