@@ -352,8 +352,13 @@ void ShellProcess::ResumeReading() {
 
 void ShellProcess::Signal(int sig) {
   if (pid_ <= 0 || exited_) return;
+  // The child leads its own group (set between fork and exec), so the group signal reaches it and
+  // all it started. The signal to the pid alone is for a child that left that group; sent to a
+  // child still leading it, it is a second delivery, and a second SIGTERM lands inside the
+  // handler or `finally` the first one started (a storm.py component saving its state on exit).
+  const bool leads_group = ::getpgid(pid_) == pid_;
   ::kill(-pid_, sig);
-  ::kill(pid_, sig);
+  if (!leads_group) ::kill(pid_, sig);
 }
 
 void ShellProcess::Terminate(std::chrono::milliseconds grace) {

@@ -98,7 +98,7 @@ class ShellProcess {
   void PauseReading();
   void ResumeReading();
 
-  // Sends `sig` to the child's process group.
+  // Sends `sig` once to the child's process group (and to the child itself only if it left it).
   void Signal(int sig);
   // SIGTERM to the child's group now; SIGKILL when it is still running `grace` later (its
   // ExitStatus then says after_grace). Only the first call counts; Signal(SIGKILL) still forces.
