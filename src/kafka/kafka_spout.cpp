@@ -224,6 +224,7 @@ class KafkaSpout::Session final : public EpochSource {
   std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
+  bool cooperative_ = false;  // the group's rebalance protocol, as last answered by librdkafka
   BackpressurePause backpressure_;
   bool refresh_in_flight_ = false;
   Clock::time_point next_refresh_{};
@@ -689,7 +690,12 @@ void KafkaSpout::Session::RemovePartitions(const std::vector<TopicPartition>& tp
 
 void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                     rd_kafka_topic_partition_list_t* parts) {
-  const bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+  // librdkafka answers no protocol (NULL) when it cannot ask the group thread, as while the
+  // consumer closes: the protocol the group agreed on at the last rebalance still holds then.
+  if (const char* protocol = rd_kafka_rebalance_protocol(rk)) {
+    cooperative_ = std::string_view(protocol) == "COOPERATIVE";
+  }
+  const bool cooperative = cooperative_;
   reports_.Connected();  // a group coordinator answered
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     bool by_time = false;
