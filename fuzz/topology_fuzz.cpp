@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "check.hpp"
-#include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
 #include "runtime/yaml_json.hpp"
@@ -41,18 +41,22 @@ std::size_t CountValues(const nlohmann::json& j) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
-  static const bool registered = (sparse::runtime::RegisterStandardBuiltins(), true);
-  (void)registered;
+  // Built once for the fuzzing process, as sparse builds its own at start-up.
+  static const sparse::runtime::BuiltinRegistry builtins = [] {
+    sparse::runtime::BuiltinRegistry r;
+    sparse::runtime::RegisterStandardBuiltins(r);
+    return r;
+  }();
   const std::string text(reinterpret_cast<const char*>(data), size);
   sparse::runtime::Topology topology;
   try {
-    topology = sparse::runtime::LoadTopologyFromString(text, kFile);
+    topology = sparse::runtime::LoadTopologyFromString(text, kFile, builtins);
   } catch (const sparse::runtime::TopologyError& e) {
     FUZZ_CHECK(!e.diagnostics().empty(), "a TopologyError without diagnostics");
     CheckDiagnostics(e.diagnostics());
     return 0;
   }
-  CheckDiagnostics(sparse::runtime::ValidateTopology(topology));
+  CheckDiagnostics(sparse::runtime::ValidateTopology(topology, builtins));
   FUZZ_CHECK(CountValues(topology.config) <= sparse::runtime::kMaxYamlJsonValues,
              "a config larger than the conversion's limit");
   for (const auto& c : topology.components) {

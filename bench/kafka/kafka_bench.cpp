@@ -41,6 +41,7 @@
 #include "kafka/register.hpp"
 #include "real_broker.hpp"
 #include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/local_cluster.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/topology_loader.hpp"
@@ -261,7 +262,8 @@ Timing RawConsumer(const std::string& bootstrap, const Args& args, ConsumerMode 
 
 // The topology: kafka_spout -> count sink, at-least-once (acking on, offsets committed); or,
 // with `generator`, the same tuples from a built-in spout without Kafka.
-Timing SpoutTopology(const std::string& bootstrap, const Args& args, int run, bool generator) {
+Timing SpoutTopology(const sparse::runtime::BuiltinRegistry& builtins, const std::string& bootstrap,
+                     const Args& args, int run, bool generator) {
   std::string yaml = R"(name: bench
 config:
   topology.max.spout.pending: 20000
@@ -295,14 +297,14 @@ bolts:
     const auto end = yaml.find("bolts:");
     yaml.replace(at, end - at, "  - id: kafka\n    builtin: bench_generator\n");
   }
-  auto topology = sparse::runtime::LoadTopologyFromString(yaml, "bench.yaml");
-  sparse::runtime::ValidateOrThrow(topology);
+  auto topology = sparse::runtime::LoadTopologyFromString(yaml, "bench.yaml", builtins);
+  sparse::runtime::ValidateOrThrow(topology, builtins);
   const auto plan = sparse::runtime::MakePlan(topology, nlohmann::json::object());
   sparse::runtime::ClusterOptions options;
   options.handle_signals = false;
   options.status_every = std::chrono::milliseconds(60000);
   options.drain_timeout = std::chrono::milliseconds(5000);
-  sparse::runtime::LocalCluster cluster(plan, options, nullptr);
+  sparse::runtime::LocalCluster cluster(plan, builtins, options, nullptr);
   g_cluster = &cluster;
   g_target = args.records;
   g_count = 0;
@@ -368,29 +370,28 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  sparse::runtime::RegisterStandardBuiltins();
-  sparse::kafka::RegisterKafkaBuiltins();
-  sparse::runtime::RegisterBuiltin(
-      {"bench_count_sink",
-       sparse::runtime::ComponentKind::kBolt,
-       {},
-       [](const nlohmann::json&, std::string&) {
-         return std::vector<sparse::runtime::StreamDef>{};
-       },
-       [](const nlohmann::json&) { return std::make_unique<CountSink>(); },
-       {}});
-  sparse::runtime::RegisterBuiltin(
-      {"bench_generator",
-       sparse::runtime::ComponentKind::kSpout,
-       {},
-       [](const nlohmann::json&, std::string&) {
-         sparse::runtime::StreamDef s;
-         s.id = "default";
-         s.fields = {"key", "value"};
-         return std::vector<sparse::runtime::StreamDef>{s};
-       },
-       [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); },
-       {}});
+  sparse::runtime::BuiltinRegistry builtins;
+  sparse::runtime::RegisterStandardBuiltins(builtins);
+  sparse::kafka::RegisterKafkaBuiltins(builtins);
+  builtins.Add({"bench_count_sink",
+                sparse::runtime::ComponentKind::kBolt,
+                {},
+                [](const nlohmann::json&, std::string&) {
+                  return std::vector<sparse::runtime::StreamDef>{};
+                },
+                [](const nlohmann::json&) { return std::make_unique<CountSink>(); },
+                {}});
+  builtins.Add({"bench_generator",
+                sparse::runtime::ComponentKind::kSpout,
+                {},
+                [](const nlohmann::json&, std::string&) {
+                  sparse::runtime::StreamDef s;
+                  s.id = "default";
+                  s.fields = {"key", "value"};
+                  return std::vector<sparse::runtime::StreamDef>{s};
+                },
+                [](const nlohmann::json&) { return std::make_unique<GeneratorSpout>(); },
+                {}});
 
   std::string error, bootstrap;
   std::unique_ptr<sparse::kafka::EmbeddedBroker> embedded;
@@ -430,8 +431,10 @@ int main(int argc, char** argv) {
                                             : Timing{1, 1, 0, 0});
     batched.push_back(want("batched") ? RawConsumer(bootstrap, args, Mode::kBatched)
                                       : Timing{1, 1, 0, 0});
-    spout.push_back(want("spout") ? SpoutTopology(bootstrap, args, r, false) : Timing{1, 1, 0, 0});
-    gen.push_back(want("generator") ? SpoutTopology(bootstrap, args, r, true) : Timing{1, 1, 0, 0});
+    spout.push_back(want("spout") ? SpoutTopology(builtins, bootstrap, args, r, false)
+                                  : Timing{1, 1, 0, 0});
+    gen.push_back(want("generator") ? SpoutTopology(builtins, bootstrap, args, r, true)
+                                    : Timing{1, 1, 0, 0});
     std::cerr << "run " << r + 1 << ": librdkafka " << raw.back().total_secs << " s (cpu "
               << raw.back().cpu_secs << "), librdkafka defaults " << raw_defaults.back().total_secs
               << " s, batched " << batched.back().total_secs << " s, spout "

@@ -8,7 +8,7 @@
 #include "cli/paths.hpp"
 #include "cli/run_guard.hpp"
 #include "kafka/register.hpp"
-#include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/nearest_name.hpp"
 
 namespace sparse::cli {
@@ -97,8 +97,10 @@ int Main(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "__guard") return GuardMain(argc, argv);
   // Writing to a child that died must be an error value, not a signal that kills the runtime.
   ::signal(SIGPIPE, SIG_IGN);
-  runtime::RegisterStandardBuiltins();
-  kafka::RegisterKafkaBuiltins();
+  // The built-in components every command knows, handed to those that load topologies.
+  runtime::BuiltinRegistry builtins;
+  runtime::RegisterStandardBuiltins(builtins);
+  kafka::RegisterKafkaBuiltins(builtins);
   CLI::App app{
       "sparse: run Storm-style stream topologies of multilang components locally, and "
       "submit them to Apache Storm."};
@@ -108,8 +110,8 @@ int Main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("sparse ") + SPARSE_VERSION);
   Action action;
   RegisterQuickstart(app, action);
-  RegisterRun(app, action);
-  RegisterExtraCommands(app, action);
+  RegisterRun(app, action, builtins);
+  RegisterExtraCommands(app, action, builtins);
   RegisterHelp(app, action);
   if (argc == 1) {
     std::cout << app.help();

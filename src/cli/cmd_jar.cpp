@@ -19,9 +19,9 @@ struct JarArgs {
   std::string python_version;
 };
 
-int Jar(const JarArgs& args) {
+int Jar(const JarArgs& args, const runtime::BuiltinRegistry& builtins) {
   const std::string python_version = WorkerPythonVersion(args.python_version);
-  const StormTopologySource source = LoadTopologyForStorm(args.topology);
+  const StormTopologySource source = LoadTopologyForStorm(args.topology, builtins);
   BuildComponentsForJar(source, args.no_build);
   const fs::path out = args.output.empty() ? DefaultJarPath(source) : fs::absolute(args.output);
   const storm::JarContents contents = storm::WriteJar(
@@ -38,7 +38,7 @@ int Jar(const JarArgs& args) {
 
 }  // namespace
 
-void RegisterJar(CLI::App& app, Action& action) {
+void RegisterJar(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins) {
   auto args = std::make_shared<JarArgs>();
   CLI::App* cmd = app.add_subcommand("jar", "Package a topology as a jar for Apache Storm");
   cmd->footer(R"(The jar's resources/ holds the project's src/, the Python adapter, one launcher per
@@ -56,7 +56,8 @@ Examples:
   cmd->add_option("-o,--output", args->output, "Where to write the jar (default: _build/NAME.jar)");
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) first");
-  cmd->callback([args, &action] { action = [args] { return Jar(*args); }; });
+  cmd->callback(
+      [args, &action, &builtins] { action = [args, &builtins] { return Jar(*args, builtins); }; });
 }
 
 }  // namespace sparse::cli

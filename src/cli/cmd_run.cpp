@@ -58,7 +58,7 @@ int PrintTopologyErrors(const runtime::TopologyError& e) {
   return ExitCode(base::Errc::kInvalidTopology);
 }
 
-int RunTopology(const RunArgs& args) {
+int RunTopology(const RunArgs& args, const runtime::BuiltinRegistry& builtins) {
   const auto project = FindProject(fs::current_path());
   fs::path file;
   std::unique_ptr<storm::ExtractedJar> jar;
@@ -109,7 +109,7 @@ int RunTopology(const RunArgs& args) {
   runtime::Topology topology;
   runtime::Plan plan;
   try {
-    topology = jar ? runtime::LoadTopology(file) : LoadAnyTopology(file, env);
+    topology = jar ? runtime::LoadTopology(file, builtins) : LoadAnyTopology(file, builtins, env);
     if (jar) topology.resources_dir = jar->resources_dir();
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
@@ -137,11 +137,11 @@ int RunTopology(const RunArgs& args) {
     }
   }
   try {
-    runtime::ValidateOrThrow(topology, extra_config);
+    runtime::ValidateOrThrow(topology, builtins, extra_config);
   } catch (const runtime::TopologyError& e) {
     return PrintTopologyErrors(e);
   }
-  for (const auto& w : runtime::ConfigWarnings(topology, extra_config)) {
+  for (const auto& w : runtime::ConfigWarnings(topology, builtins, extra_config)) {
     std::cerr << "sparse: warning: " << w.ToString() << "\n";
   }
 
@@ -209,7 +209,7 @@ int RunTopology(const RunArgs& args) {
             << " tasks; logs in " << options.log_dir.string() << ")\n";
   RunObservability observability(console, options.log_dir);
   if (embedded_kafka) observability.set_kafka(embedded_kafka->address());
-  runtime::LocalCluster cluster(plan, std::move(options), observability.observer());
+  runtime::LocalCluster cluster(plan, builtins, std::move(options), observability.observer());
   auto live = observability.Start(cluster, topology, plan, args.ui,
                                   project ? project->root
                                   : jar   ? fs::current_path()
@@ -246,7 +246,7 @@ int RunTopology(const RunArgs& args) {
 
 }  // namespace
 
-void RegisterRun(CLI::App& app, Action& action) {
+void RegisterRun(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run a topology on this machine");
   cmd->footer(R"(Examples:
@@ -282,7 +282,9 @@ void RegisterRun(CLI::App& app, Action& action) {
                   "Run a jar built by `sparse jar` as a Storm worker would: extracted, resources/ "
                   "as working directory, each component started by its launcher");
   AddUiOptions(*cmd, args->ui);
-  cmd->callback([args, &action] { action = [args] { return RunTopology(*args); }; });
+  cmd->callback([args, &action, &builtins] {
+    action = [args, &builtins] { return RunTopology(*args, builtins); };
+  });
 }
 
 }  // namespace sparse::cli

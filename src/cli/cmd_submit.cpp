@@ -152,7 +152,7 @@ std::optional<std::string> TopologyArg(const SubmitArgs& a) {
   return std::nullopt;
 }
 
-int Submit(const SubmitArgs& a) {
+int Submit(const SubmitArgs& a, const runtime::BuiltinRegistry& builtins) {
   const std::string python_version = WorkerPythonVersion(a.python_version);
   std::string env_name = a.env;
   if (env_name.empty()) {
@@ -161,7 +161,7 @@ int Submit(const SubmitArgs& a) {
       env_name = project->DefaultEnvironment();
     }
   }
-  const StormTopologySource source = LoadTopologyForStorm(TopologyArg(a), env_name);
+  const StormTopologySource source = LoadTopologyForStorm(TopologyArg(a), builtins, env_name);
   std::optional<Environment> env;
   if (!env_name.empty()) env = LoadEnvironment(source.project, env_name);
   if (env && source.project && source.project->streamparse) {
@@ -234,7 +234,7 @@ int Submit(const SubmitArgs& a) {
 
 }  // namespace
 
-void RegisterSubmit(CLI::App& app, Action& action) {
+void RegisterSubmit(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins) {
   auto args = std::make_shared<SubmitArgs>();
   CLI::App* cmd = app.add_subcommand("submit", "Submit a topology to an Apache Storm cluster");
   cmd->footer(
@@ -279,7 +279,9 @@ Examples:
                 "Do not build the project's C++ components (CMakeLists.txt) first");
   cmd->add_option("--timeout", args->timeout, "Seconds to wait for each Nimbus reply (default 120)")
       ->check(Seconds(false));
-  cmd->callback([args, &action] { action = [args] { return Submit(*args); }; });
+  cmd->callback([args, &action, &builtins] {
+    action = [args, &builtins] { return Submit(*args, builtins); };
+  });
 }
 
 }  // namespace sparse::cli

@@ -87,7 +87,7 @@ int RunGraphviz(const fs::path& dot, const std::string& text, const std::string&
   return kExitOk;
 }
 
-int Visualize(const VisualizeArgs& args) {
+int Visualize(const VisualizeArgs& args, const runtime::BuiltinRegistry& builtins) {
   const std::string format = FormatOf(args);
   if (format != "dot" && format != "svg" && format != "png") {
     std::cerr << "sparse: error: -f must be dot, svg or png, not `" << format << "`\n";
@@ -97,8 +97,8 @@ int Visualize(const VisualizeArgs& args) {
   const fs::path file = ResolveTopology(args.name.empty() ? args.topology : args.name, project);
   runtime::Topology topology;
   try {
-    topology = LoadAnyTopology(file, args.env);
-    runtime::ValidateOrThrow(topology);
+    topology = LoadAnyTopology(file, builtins, args.env);
+    runtime::ValidateOrThrow(topology, builtins);
   } catch (const runtime::TopologyError& e) {
     const Style style = Style::ForStderr();
     std::cerr << style.Paint("invalid topology:", "31") << "\n";
@@ -135,7 +135,7 @@ int Visualize(const VisualizeArgs& args) {
 
 }  // namespace
 
-void RegisterVisualize(CLI::App& app, Action& action) {
+void RegisterVisualize(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins) {
   auto args = std::make_shared<VisualizeArgs>();
   CLI::App* cmd = app.add_subcommand("visualize", "Draw a topology (Graphviz DOT, SVG or PNG)");
   cmd->footer(
@@ -154,7 +154,9 @@ Examples:
                   "Project environment, for `par` given per environment in streamparse topologies");
   cmd->add_option("-f,--format", args->format, "dot, svg or png (default: from -o, else dot)");
   cmd->add_option("-o,--output", args->output, "Write to FILE instead of stdout");
-  cmd->callback([args, &action] { action = [args] { return Visualize(*args); }; });
+  cmd->callback([args, &action, &builtins] {
+    action = [args, &builtins] { return Visualize(*args, builtins); };
+  });
 }
 
 }  // namespace sparse::cli

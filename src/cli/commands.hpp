@@ -9,16 +9,22 @@
 
 #include "cli/exit_status.hpp"
 
+namespace sparse::runtime {
+class BuiltinRegistry;
+}
+
 namespace sparse::cli {
 
 // A registered subcommand sets `action` to what runs when it is chosen; the action returns the
 // process exit code (kExitOk or ExitCode(kind), cli/exit_status.hpp).
 using Action = std::function<int()>;
 
-void RegisterRun(CLI::App& app, Action& action);
+// Commands that load topologies take the registry of built-in components Main builds
+// (runtime/builtin_registry.hpp); it outlives the app and its actions.
+void RegisterRun(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
 void RegisterQuickstart(CLI::App& app, Action& action);
 // Further subcommands (submit, list, kill, ..., kafka, stats, visualize, tail) register here too.
-void RegisterExtraCommands(CLI::App& app, Action& action);
+void RegisterExtraCommands(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
 // `sparse help [COMMAND]` (registered last: it describes the others).
 void RegisterHelp(CLI::App& app, Action& action);
 

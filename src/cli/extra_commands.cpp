@@ -7,12 +7,13 @@
 
 namespace sparse::cli {
 
-void RegisterExtraCommands(CLI::App& app, Action& action) {
+void RegisterExtraCommands(CLI::App& app, Action& action,
+                           const runtime::BuiltinRegistry& builtins) {
   (void)app;
   (void)action;
   RegisterKafkaCommands(app, action);
-  RegisterStormCommands(app, action);
-  RegisterObservabilityCommands(app, action);
+  RegisterStormCommands(app, action, builtins);
+  RegisterObservabilityCommands(app, action, builtins);
   RegisterStreamparseCommands(app, action);
 }
 

@@ -16,12 +16,14 @@ std::filesystem::path LocalLogDir(const std::string& flag);
 
 void RegisterStats(CLI::App& app, Action& action);
 
-void RegisterVisualize(CLI::App& app, Action& action);
+// `builtins`: what topologies are loaded with (commands.hpp).
+void RegisterVisualize(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
 void RegisterTail(CLI::App& app, Action& action);
 
-inline void RegisterObservabilityCommands(CLI::App& app, Action& action) {
+inline void RegisterObservabilityCommands(CLI::App& app, Action& action,
+                                          const runtime::BuiltinRegistry& builtins) {
   RegisterStats(app, action);
-  RegisterVisualize(app, action);
+  RegisterVisualize(app, action, builtins);
   RegisterTail(app, action);
 }
 

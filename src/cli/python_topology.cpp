@@ -161,7 +161,8 @@ std::string HelperPython() {
   return python && *python ? python : "python3";
 }
 
-runtime::Topology LoadAnyTopology(const fs::path& file, const std::string& env) {
+runtime::Topology LoadAnyTopology(const fs::path& file, const runtime::BuiltinRegistry& builtins,
+                                  const std::string& env) {
   const auto project = FindProject(file.parent_path());
   runtime::Topology t;
   if (file.extension() == ".py" || file.extension() == ".clj") {
@@ -180,7 +181,7 @@ runtime::Topology LoadAnyTopology(const fs::path& file, const std::string& env) 
                                                   : t.file.parent_path();
     return t;
   }
-  t = runtime::LoadTopology(file);
+  t = runtime::LoadTopology(file, builtins);
   // A project's components live in its resources folder (src/ unless sparse.yaml says
   // `resources:`); a bare YAML file's beside it.
   std::error_code ec;

@@ -17,13 +17,20 @@
 
 #include "runtime/topology.hpp"
 
+namespace sparse::runtime {
+class BuiltinRegistry;
+}
+
 namespace sparse::cli {
 
 // The Python interpreter sparse uses for its helpers: $SPARSE_PYTHON, else python3.
 std::string HelperPython();
 
-// Loads `file` (not validated): .py and .clj through the helper, anything else as YAML. A topology
-// of a streamparse project runs in the project's src/.
-runtime::Topology LoadAnyTopology(const std::filesystem::path& file, const std::string& env = "");
+// Loads `file` (not validated): .py and .clj through the helper, anything else as YAML with the
+// built-in components of `builtins`. A topology of a streamparse project runs in the project's
+// src/.
+runtime::Topology LoadAnyTopology(const std::filesystem::path& file,
+                                  const runtime::BuiltinRegistry& builtins,
+                                  const std::string& env = "");
 
 }  // namespace sparse::cli

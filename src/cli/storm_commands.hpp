@@ -21,11 +21,12 @@
 
 namespace sparse::cli {
 
-// Registers every subcommand above (called from RegisterExtraCommands).
-void RegisterStormCommands(CLI::App& app, Action& action);
+// Registers every subcommand above (called from RegisterExtraCommands). `builtins` is what
+// topologies are loaded with (commands.hpp).
+void RegisterStormCommands(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
 
-void RegisterJar(CLI::App& app, Action& action);
-void RegisterSubmit(CLI::App& app, Action& action);
+void RegisterJar(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
+void RegisterSubmit(CLI::App& app, Action& action, const runtime::BuiltinRegistry& builtins);
 void RegisterNimbusCommands(CLI::App& app, Action& action);  // list, kill, (de)activate, rebalance
 
 // One entry of `environments:` in sparse.yaml:
@@ -67,6 +68,7 @@ struct StormTopologySource {
 // components) -> TopologyError. `env` resolves streamparse's per-environment `par`. A topology
 // with Python requirements is evaluated in its local virtualenv (python_deps.hpp), built first.
 StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
+                                         const runtime::BuiltinRegistry& builtins,
                                          const std::string& env = "");
 
 // Builds the project's compiled (C++) components into its resources folder first, as

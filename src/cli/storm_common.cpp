@@ -20,9 +20,10 @@ namespace sparse::cli {
 
 namespace fs = std::filesystem;
 
-void RegisterStormCommands(CLI::App& app, Action& action) {
-  RegisterJar(app, action);
-  RegisterSubmit(app, action);
+void RegisterStormCommands(CLI::App& app, Action& action,
+                           const runtime::BuiltinRegistry& builtins) {
+  RegisterJar(app, action, builtins);
+  RegisterSubmit(app, action, builtins);
   RegisterNimbusCommands(app, action);
   RegisterClusterUsageCommands(app, action);
 }
@@ -202,6 +203,7 @@ nlohmann::json ParseOverrides(const std::vector<std::string>& options) {
 }
 
 StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
+                                         const runtime::BuiltinRegistry& builtins,
                                          const std::string& env) {
   StormTopologySource source;
   source.project = CurrentProject();
@@ -212,8 +214,8 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   }
   // The topology may import its components, and they their requirements.
   source.requirements = UseTopologyVirtualenv(source.file);
-  source.topology = LoadAnyTopology(source.file, env);
-  runtime::ValidateOrThrow(source.topology);
+  source.topology = LoadAnyTopology(source.file, builtins, env);
+  runtime::ValidateOrThrow(source.topology, builtins);
   if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
     throw runtime::TopologyError(std::move(problems));
   }

@@ -4,14 +4,14 @@
 #include "kafka/kafka_spout.hpp"
 #include "kafka/keyed_aggregate.hpp"
 #include "kafka/topology_rules.hpp"
+#include "runtime/builtin_registry.hpp"
 
 namespace sparse::kafka {
 
-void RegisterKafkaBuiltins() {
+void RegisterKafkaBuiltins(runtime::BuiltinRegistry& registry) {
   using runtime::BuiltinInfo;
   using runtime::ComponentKind;
-  if (runtime::FindBuiltin("kafka_spout")) return;
-  runtime::RegisterBuiltin(
+  registry.Add(
       BuiltinInfo{"kafka_spout",
                   ComponentKind::kSpout,
                   {},
@@ -31,7 +31,7 @@ void RegisterKafkaBuiltins() {
                     return std::make_unique<KafkaSpout>(o ? std::move(*o) : SpoutOptions{});
                   },
                   &CheckExactlyOnce});
-  runtime::RegisterBuiltin(
+  registry.Add(
       BuiltinInfo{"kafka_bolt",
                   ComponentKind::kBolt,
                   {},
@@ -45,7 +45,7 @@ void RegisterKafkaBuiltins() {
                     return std::make_unique<KafkaBolt>(o ? std::move(*o) : BoltOptions{});
                   },
                   {}});
-  runtime::RegisterBuiltin(
+  registry.Add(
       BuiltinInfo{kKeyedAggregateName,
                   ComponentKind::kBolt,
                   {},

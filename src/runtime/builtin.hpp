@@ -2,8 +2,8 @@
 //
 // The runtime ships a few of Storm's test components that Flux examples reference by Java class
 // name (TestWordSpout, TestWordCounter, LogInfoBolt), so those files run unchanged; other
-// subsystems (Kafka) register theirs at start-up. The runtime knows them only through this
-// interface and the registry.
+// subsystems (Kafka) add theirs to the registry the program builds at start-up
+// (builtin_registry.hpp). The runtime knows them only through this interface and that registry.
 #pragma once
 
 #include <cstdint>
@@ -131,14 +131,5 @@ struct BuiltinInfo {
                      std::vector<Diagnostic>& warnings)>
       check_topology;
 };
-
-// Process-wide registry, filled at start-up before topologies are loaded.
-void RegisterBuiltin(BuiltinInfo info);
-const BuiltinInfo* FindBuiltin(std::string_view name);
-const BuiltinInfo* FindBuiltinByClass(std::string_view java_class);
-std::vector<std::string> BuiltinNames();
-
-// Registers the runtime's own test components (idempotent).
-void RegisterStandardBuiltins();
 
 }  // namespace sparse::runtime

@@ -1,29 +1,30 @@
-#include <algorithm>
-#include <map>
+#include "runtime/builtin_registry.hpp"
 
-#include "runtime/builtin.hpp"
+#include <algorithm>
+
+#include "base/invariant.hpp"
 
 namespace sparse::runtime {
 
-namespace {
-std::map<std::string, BuiltinInfo, std::less<>>& Registry() {
-  static std::map<std::string, BuiltinInfo, std::less<>> registry;
-  return registry;
-}
-}  // namespace
-
-void RegisterBuiltin(BuiltinInfo info) {
+void BuiltinRegistry::Add(BuiltinInfo info) {
+  SPARSE_INVARIANT(!by_name_.contains(info.name), "built-in `" + info.name + "` registered twice");
+  for (const auto& java_class : info.flux_classes) {
+    const BuiltinInfo* other = FindByClass(java_class);
+    SPARSE_INVARIANT(other == nullptr, "Flux class `" + java_class + "` claimed by built-ins `" +
+                                           (other ? other->name : "") + "` and `" + info.name +
+                                           "`");
+  }
   auto name = info.name;
-  Registry()[name] = std::move(info);
+  by_name_.emplace(std::move(name), std::move(info));
 }
 
-const BuiltinInfo* FindBuiltin(std::string_view name) {
-  auto it = Registry().find(name);
-  return it == Registry().end() ? nullptr : &it->second;
+const BuiltinInfo* BuiltinRegistry::Find(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &it->second;
 }
 
-const BuiltinInfo* FindBuiltinByClass(std::string_view java_class) {
-  for (const auto& [_, info] : Registry()) {
+const BuiltinInfo* BuiltinRegistry::FindByClass(std::string_view java_class) const {
+  for (const auto& [_, info] : by_name_) {
     if (std::find(info.flux_classes.begin(), info.flux_classes.end(), java_class) !=
         info.flux_classes.end()) {
       return &info;
@@ -32,9 +33,10 @@ const BuiltinInfo* FindBuiltinByClass(std::string_view java_class) {
   return nullptr;
 }
 
-std::vector<std::string> BuiltinNames() {
+std::vector<std::string> BuiltinRegistry::Names() const {
   std::vector<std::string> names;
-  for (const auto& [name, _] : Registry()) names.push_back(name);
+  names.reserve(by_name_.size());
+  for (const auto& [name, _] : by_name_) names.push_back(name);
   return names;
 }
 

@@ -6,8 +6,10 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/invariant.hpp"
 #include "runtime/builtin.hpp"
 #include "runtime/builtin_bolt_task.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/builtin_spout_task.hpp"
 #include "runtime/config.hpp"
 #include "runtime/shell_bolt_task.hpp"
@@ -38,8 +40,10 @@ Backpressure::Watermarks WatermarksOf(const Plan& plan) {
 }
 }  // namespace
 
-LocalCluster::LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer)
+LocalCluster::LocalCluster(const Plan& plan, const BuiltinRegistry& builtins,
+                           ClusterOptions options, ClusterObserver* observer)
     : plan_(plan),
+      builtins_(builtins),
       options_(std::move(options)),
       observer_(observer),
       router_(plan),
@@ -79,7 +83,9 @@ void LocalCluster::CreateTasks() {
   for (int t = 1; t <= plan_.num_tasks(); ++t) {
     const auto& c = plan_.components[plan_.task_component[t]];
     if (!c.def->builtin.empty()) {
-      const BuiltinInfo* info = FindBuiltin(c.def->builtin);
+      const BuiltinInfo* info = builtins_.Find(c.def->builtin);
+      // Validation with the same registry (the caller's duty) found every built-in.
+      SPARSE_INVARIANT(info != nullptr, "built-in `" + c.def->builtin + "` is not registered");
       auto impl = info->create(c.def->builtin_options);
       if (c.def->is_spout()) {
         tasks_[t] = std::make_unique<BuiltinSpoutTask>(*this, *this, t, std::move(impl));

@@ -34,6 +34,8 @@
 
 namespace sparse::runtime {
 
+class BuiltinRegistry;
+
 // Documented exit codes of `sparse run` (see `sparse --help`).
 // How a run ended (the CLI maps it to an exit code: cli/exit_status.hpp).
 enum class RunStatus : int {
@@ -86,7 +88,10 @@ struct ClusterOptions {
 
 class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost {
  public:
-  LocalCluster(const Plan& plan, ClusterOptions options, ClusterObserver* observer);
+  // `builtins` creates the plan's built-in components: the registry the topology was loaded and
+  // validated with (builtin_registry.hpp). `plan` and `builtins` must outlive the cluster.
+  LocalCluster(const Plan& plan, const BuiltinRegistry& builtins, ClusterOptions options,
+               ClusterObserver* observer);
   ~LocalCluster() override;
 
   // Runs until stopped; returns the exit status.
@@ -147,6 +152,7 @@ class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost
   const std::string& ComponentOf(int task) const;
 
   const Plan& plan_;
+  const BuiltinRegistry& builtins_;
   ClusterOptions options_;
   ClusterObserver* observer_;
   boost::asio::io_context io_;

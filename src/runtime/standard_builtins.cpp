@@ -9,6 +9,7 @@
 
 #include "multilang/messages.hpp"
 #include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/tuple.hpp"
 
 namespace sparse::runtime {
@@ -89,16 +90,14 @@ std::vector<StreamDef> Fields(std::vector<std::string> fields) {
 
 }  // namespace
 
-void RegisterStandardBuiltins() {
-  if (FindBuiltin("test_word_spout")) return;
-  RegisterBuiltin(
-      {"test_word_spout",
-       ComponentKind::kSpout,
-       {"org.apache.storm.testing.TestWordSpout", "backtype.storm.testing.TestWordSpout"},
-       [](const nlohmann::json&, std::string&) { return Fields({"word"}); },
-       [](const nlohmann::json&) { return std::make_unique<TestWordSpout>(); },
-       {}});
-  RegisterBuiltin(
+void RegisterStandardBuiltins(BuiltinRegistry& registry) {
+  registry.Add({"test_word_spout",
+                ComponentKind::kSpout,
+                {"org.apache.storm.testing.TestWordSpout", "backtype.storm.testing.TestWordSpout"},
+                [](const nlohmann::json&, std::string&) { return Fields({"word"}); },
+                [](const nlohmann::json&) { return std::make_unique<TestWordSpout>(); },
+                {}});
+  registry.Add(
       {"test_word_counter",
        ComponentKind::kBolt,
        {"org.apache.storm.testing.TestWordCounter", "backtype.storm.testing.TestWordCounter"},
@@ -107,12 +106,12 @@ void RegisterStandardBuiltins() {
        },
        [](const nlohmann::json&) { return std::make_unique<TestWordCounter>(); },
        {}});
-  RegisterBuiltin({"log_info",
-                   ComponentKind::kBolt,
-                   {"org.apache.storm.flux.wrappers.bolts.LogInfoBolt"},
-                   [](const nlohmann::json&, std::string&) { return std::vector<StreamDef>{}; },
-                   [](const nlohmann::json&) { return std::make_unique<LogInfoBolt>(); },
-                   {}});
+  registry.Add({"log_info",
+                ComponentKind::kBolt,
+                {"org.apache.storm.flux.wrappers.bolts.LogInfoBolt"},
+                [](const nlohmann::json&, std::string&) { return std::vector<StreamDef>{}; },
+                [](const nlohmann::json&) { return std::make_unique<LogInfoBolt>(); },
+                {}});
 }
 
 }  // namespace sparse::runtime

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/yaml_json.hpp"
 
 namespace sparse::runtime {
@@ -28,7 +29,8 @@ std::string JoinMessages(const std::vector<Diagnostic>& d) {
 
 class Loader {
  public:
-  explicit Loader(std::string file) : file_(std::move(file)) {}
+  Loader(std::string file, const BuiltinRegistry& builtins)
+      : file_(std::move(file)), builtins_(builtins) {}
 
   Topology Load(const std::string& text) {
     try {
@@ -338,10 +340,10 @@ class Loader {
 
   void DeclareBuiltinStreams(const YAML::Node& node, ComponentDef& c) {
     if (c.builtin.empty()) return;
-    const BuiltinInfo* info = FindBuiltin(c.builtin);
+    const BuiltinInfo* info = builtins_.Find(c.builtin);
     if (!info) {
       std::string names;
-      for (const auto& n : BuiltinNames()) names += (names.empty() ? "" : ", ") + n;
+      for (const auto& n : builtins_.Names()) names += (names.empty() ? "" : ", ") + n;
       Error(node["builtin"] ? node["builtin"] : node,
             "unknown built-in component `" + c.builtin + "` (known: " + names + ")");
       return;
@@ -368,7 +370,7 @@ class Loader {
     const bool shell = (c.kind == ComponentKind::kSpout && cls == kFluxShellSpout) ||
                        (c.kind == ComponentKind::kBolt && cls == kFluxShellBolt);
     if (!shell) {
-      const BuiltinInfo* info = FindBuiltinByClass(cls);
+      const BuiltinInfo* info = builtins_.FindByClass(cls);
       if (!info) {
         Error(node["className"],
               "Java class `" + cls + "` cannot run under sparse: use " +
@@ -477,6 +479,7 @@ class Loader {
   }
 
   std::string file_;
+  const BuiltinRegistry& builtins_;
   std::vector<Diagnostic> diagnostics_;
 };
 
@@ -486,8 +489,9 @@ TopologyError::TopologyError(std::vector<Diagnostic> diagnostics)
     : base::Error(base::Errc::kInvalidTopology, JoinMessages(diagnostics)),
       diagnostics_(std::move(diagnostics)) {}
 
-Topology LoadTopologyFromString(const std::string& yaml, const fs::path& file) {
-  Loader loader(file.string());
+Topology LoadTopologyFromString(const std::string& yaml, const fs::path& file,
+                                const BuiltinRegistry& builtins) {
+  Loader loader(file.string(), builtins);
   Topology t = loader.Load(yaml);
   std::error_code ec;
   t.file = fs::absolute(file, ec);
@@ -495,14 +499,14 @@ Topology LoadTopologyFromString(const std::string& yaml, const fs::path& file) {
   return t;
 }
 
-Topology LoadTopology(const fs::path& file) {
+Topology LoadTopology(const fs::path& file, const BuiltinRegistry& builtins) {
   std::ifstream in(file);
   if (!in) {
     throw TopologyError({{{file.string(), 0}, "cannot read topology file"}});
   }
   std::stringstream buf;
   buf << in.rdbuf();
-  return LoadTopologyFromString(buf.str(), file);
+  return LoadTopologyFromString(buf.str(), file, builtins);
 }
 
 }  // namespace sparse::runtime

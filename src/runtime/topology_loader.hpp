@@ -18,7 +18,8 @@
 //
 // Flux form: spouts/bolts with className FluxShellSpout/FluxShellBolt and
 // constructorArgs [[cmd, script...], [fields...]], plus top-level `streams` with from/to/grouping.
-// A few of Storm's own test components used by Flux examples are built in (see builtins.hpp).
+// Built-in components (`builtin: NAME`, or a Flux className such as Storm's TestWordSpout) are
+// looked up in the registry the caller passes (builtin_registry.hpp), which declares their streams.
 //
 // Errors are collected with file:line and thrown together as TopologyError.
 #pragma once
@@ -32,6 +33,8 @@
 #include "runtime/topology.hpp"
 
 namespace sparse::runtime {
+
+class BuiltinRegistry;
 
 struct Diagnostic {
   SourceLocation where;
@@ -50,10 +53,12 @@ class TopologyError : public base::Error {
   std::vector<Diagnostic> diagnostics_;
 };
 
-// Reads and parses `file`; throws TopologyError on syntax or shape errors. Does not validate
-// cross-references (see ValidateTopology). resources_dir is set as described in topology.hpp.
-Topology LoadTopology(const std::filesystem::path& file);
+// Reads and parses `file`; throws TopologyError on syntax or shape errors, and on a built-in
+// that `builtins` does not know. Does not validate cross-references (see ValidateTopology).
+// resources_dir is set as described in topology.hpp. `builtins` is only used during the call.
+Topology LoadTopology(const std::filesystem::path& file, const BuiltinRegistry& builtins);
 // Same, from text (tests); `file` is used for messages and to place resources_dir.
-Topology LoadTopologyFromString(const std::string& yaml, const std::filesystem::path& file);
+Topology LoadTopologyFromString(const std::string& yaml, const std::filesystem::path& file,
+                                const BuiltinRegistry& builtins);
 
 }  // namespace sparse::runtime

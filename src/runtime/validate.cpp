@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/config.hpp"
 #include "runtime/serializer_choice.hpp"
 
@@ -84,25 +85,26 @@ std::vector<Diagnostic> ConfigDiagnostics(const Topology& t, const std::vector<C
 }  // namespace
 
 // The topology-wide rules of the built-ins it uses (BuiltinInfo::check_topology).
-static void BuiltinTopologyChecks(const Topology& t, std::vector<Diagnostic>& errors,
+static void BuiltinTopologyChecks(const Topology& t, const BuiltinRegistry& builtins,
+                                  std::vector<Diagnostic>& errors,
                                   std::vector<Diagnostic>& warnings) {
   std::set<std::string> seen;
   for (const auto& c : t.components) {
     if (c.builtin.empty() || !seen.insert(c.builtin).second) continue;
-    const BuiltinInfo* info = FindBuiltin(c.builtin);
+    const BuiltinInfo* info = builtins.Find(c.builtin);
     if (info && info->check_topology) info->check_topology(t, errors, warnings);
   }
 }
 
-std::vector<Diagnostic> ConfigWarnings(const Topology& topology,
+std::vector<Diagnostic> ConfigWarnings(const Topology& topology, const BuiltinRegistry& builtins,
                                        const std::vector<ConfigSource>& extra) {
   auto out = ConfigDiagnostics(topology, extra, false);
   std::vector<Diagnostic> ignored;
-  BuiltinTopologyChecks(topology, ignored, out);
+  BuiltinTopologyChecks(topology, builtins, ignored, out);
   return out;
 }
 
-std::vector<Diagnostic> ValidateTopology(const Topology& t,
+std::vector<Diagnostic> ValidateTopology(const Topology& t, const BuiltinRegistry& builtins,
                                          const std::vector<ConfigSource>& extra) {
   std::vector<Diagnostic> out = ConfigDiagnostics(t, extra, true);
   auto error = [&](const SourceLocation& where, std::string msg) {
@@ -220,12 +222,13 @@ std::vector<Diagnostic> ValidateTopology(const Topology& t,
     return a.where.line < b.where.line;
   });
   std::vector<Diagnostic> warnings;
-  BuiltinTopologyChecks(t, out, warnings);
+  BuiltinTopologyChecks(t, builtins, out, warnings);
   return out;
 }
 
-void ValidateOrThrow(const Topology& topology, const std::vector<ConfigSource>& extra) {
-  auto d = ValidateTopology(topology, extra);
+void ValidateOrThrow(const Topology& topology, const BuiltinRegistry& builtins,
+                     const std::vector<ConfigSource>& extra) {
+  auto d = ValidateTopology(topology, builtins, extra);
   if (!d.empty()) throw TopologyError(std::move(d));
 }
 

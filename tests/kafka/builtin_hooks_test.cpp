@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/local_cluster.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/topology_loader.hpp"
@@ -172,17 +173,18 @@ std::string Pipeline(const std::string& spout, const std::string& bolt,
 }
 
 runtime::RunStatus RunTopology(
-    const std::string& yaml, runtime::ClusterObserver* observer = nullptr,
+    const runtime::BuiltinRegistry& builtins, const std::string& yaml,
+    runtime::ClusterObserver* observer = nullptr,
     std::optional<std::chrono::milliseconds> stop_when_idle = std::chrono::milliseconds(500),
     std::chrono::milliseconds run_for = std::chrono::seconds(30)) {
-  const auto topology = runtime::LoadTopologyFromString(yaml, "hooks.yaml");
-  runtime::ValidateOrThrow(topology);
+  const auto topology = runtime::LoadTopologyFromString(yaml, "hooks.yaml", builtins);
+  runtime::ValidateOrThrow(topology, builtins);
   const auto plan = runtime::MakePlan(topology, nlohmann::json::object());
   runtime::ClusterOptions options;
   options.handle_signals = false;
   options.stop_when_idle = stop_when_idle;
   options.run_for = run_for;
-  runtime::LocalCluster cluster(plan, options, observer);
+  runtime::LocalCluster cluster(plan, builtins, options, observer);
   return cluster.Run();
 }
 
@@ -201,40 +203,43 @@ class LastStatus : public runtime::ClusterObserver {
 };
 
 template <class Component>
-void Register(const std::string& name, runtime::ComponentKind kind, bool emits = false) {
-  runtime::RegisterBuiltin({name,
-                            kind,
-                            {},
-                            [kind, emits](const nlohmann::json&, std::string&) {
-                              std::vector<runtime::StreamDef> streams;
-                              if (kind == runtime::ComponentKind::kSpout || emits) {
-                                streams.emplace_back();
-                                streams.back().id = "default";
-                                streams.back().fields = {"v"};
-                              }
-                              return streams;
-                            },
-                            [](const nlohmann::json&) { return std::make_unique<Component>(); },
-                            {}});
+void Register(runtime::BuiltinRegistry& registry, const std::string& name,
+              runtime::ComponentKind kind, bool emits = false) {
+  registry.Add({name,
+                kind,
+                {},
+                [kind, emits](const nlohmann::json&, std::string&) {
+                  std::vector<runtime::StreamDef> streams;
+                  if (kind == runtime::ComponentKind::kSpout || emits) {
+                    streams.emplace_back();
+                    streams.back().id = "default";
+                    streams.back().fields = {"v"};
+                  }
+                  return streams;
+                },
+                [](const nlohmann::json&) { return std::make_unique<Component>(); },
+                {}});
 }
 
-void RegisterHookBuiltins() {
-  if (runtime::FindBuiltin("hooks_flaky_spout")) return;
+// The test components, in a registry of their own.
+runtime::BuiltinRegistry HookBuiltins() {
+  runtime::BuiltinRegistry registry;
   using Kind = runtime::ComponentKind;
-  Register<FlakySpout>("hooks_flaky_spout", Kind::kSpout);
-  Register<StraySpout>("hooks_stray_spout", Kind::kSpout);
-  Register<RetryingSpout>("hooks_retrying_spout", Kind::kSpout);
-  Register<AckBolt>("hooks_ack_bolt", Kind::kBolt);
-  Register<FailOnceBolt>("hooks_fail_once_bolt", Kind::kBolt);
-  Register<SlowBolt>("hooks_slow_bolt", Kind::kBolt);
-  Register<BadAnchorBolt>("hooks_bad_anchor_bolt", Kind::kBolt, true);
+  Register<FlakySpout>(registry, "hooks_flaky_spout", Kind::kSpout);
+  Register<StraySpout>(registry, "hooks_stray_spout", Kind::kSpout);
+  Register<RetryingSpout>(registry, "hooks_retrying_spout", Kind::kSpout);
+  Register<AckBolt>(registry, "hooks_ack_bolt", Kind::kBolt);
+  Register<FailOnceBolt>(registry, "hooks_fail_once_bolt", Kind::kBolt);
+  Register<SlowBolt>(registry, "hooks_slow_bolt", Kind::kBolt);
+  Register<BadAnchorBolt>(registry, "hooks_bad_anchor_bolt", Kind::kBolt, true);
+  return registry;
 }
 
 TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
   LastStatus status;
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_ack_bolt"), &status),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_flaky_spout", "hooks_ack_bolt"), &status),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.opens, 2) << "opened again after Fatal";
   EXPECT_EQ(g_record.acked, 20) << "trees emitted before the failure complete too";
@@ -243,12 +248,12 @@ TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
 }
 
 TEST(BuiltinHooks, BackpressureIsSignalledBothWays) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
   // A bolt queue watermark of 2 throttles the spout almost at once.
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
-                                 "  sparse.queue.high.watermark: 2\n"
-                                 "  sparse.queue.low.watermark: 1\n")),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
+                                           "  sparse.queue.high.watermark: 2\n"
+                                           "  sparse.queue.low.watermark: 1\n")),
             runtime::RunStatus::kOk);
   EXPECT_GT(g_record.backpressure_on, 0);
   EXPECT_EQ(g_record.backpressure_on, g_record.backpressure_off)
@@ -257,17 +262,18 @@ TEST(BuiltinHooks, BackpressureIsSignalledBothWays) {
 }
 
 TEST(BuiltinHooks, ReliableEmitsTheRuntimeDropsAreFailedBack) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(Pipeline("hooks_stray_spout", "hooks_ack_bolt")), runtime::RunStatus::kOk);
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_stray_spout", "hooks_ack_bolt")),
+            runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 3);
   EXPECT_EQ(g_record.failed, 3) << "emits to an undeclared stream come back as fails";
 }
 
 TEST(BuiltinHooks, PreparedTuplesAreEmittedAgainUnchanged) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(Pipeline("hooks_retrying_spout", "hooks_fail_once_bolt")),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_retrying_spout", "hooks_fail_once_bolt")),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.failed, 2);
   EXPECT_EQ(g_record.acked, 2);
@@ -279,10 +285,10 @@ TEST(BuiltinHooks, PreparedTuplesAreEmittedAgainUnchanged) {
 TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
   // With one tuple in flight at a time, every tuple waits for the previous ack, which comes from
   // a timer, outside the bolt's pump: the freed slot alone must start the next execute.
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
-                                 "  sparse.builtin.max.pending: 1\n")),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_flaky_spout", "hooks_slow_bolt",
+                                           "  sparse.builtin.max.pending: 1\n")),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
 }
@@ -290,10 +296,10 @@ TEST(BuiltinHooks, ABoltThatAcksLaterGetsItsNextTupleWhenASlotFrees) {
 // Issue 15: a bolt that acks outside its pump (the Kafka bolt acks on delivery reports) kept
 // showing the queue depth and in-flight count of its last pump: 353 pending on an idle topology.
 TEST(BuiltinHooks, ABoltThatAcksLaterShowsNothingPendingWhenIdle) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
   LastStatus status;
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_slow_bolt"), &status),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_flaky_spout", "hooks_slow_bolt"), &status),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20);
   const auto c = status.Of("sink");
@@ -302,10 +308,11 @@ TEST(BuiltinHooks, ABoltThatAcksLaterShowsNothingPendingWhenIdle) {
 }
 
 TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
   // Ticks every second over a 2.5 s run (ticks are not activity: the run goes to its end).
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_ack_bolt",
+  EXPECT_EQ(RunTopology(builtins,
+                        Pipeline("hooks_flaky_spout", "hooks_ack_bolt",
                                  "  topology.tick.tuple.freq.secs: 1\n"),
                         nullptr, std::nullopt, std::chrono::milliseconds(2500)),
             runtime::RunStatus::kOk);
@@ -316,10 +323,10 @@ TEST(BuiltinHooks, BuiltInBoltsGetTickTuples) {
 // Issue 16: an emit anchored to an input the built-in bolt does not hold went out unanchored
 // (a shell bolt's is a protocol violation). It is now dropped, reported and counted.
 TEST(BuiltinHooks, AnEmitAnchoredToAnUnknownInputIsDroppedAndReported) {
-  RegisterHookBuiltins();
+  const auto builtins = HookBuiltins();
   g_record = {};
   LastStatus status;
-  EXPECT_EQ(RunTopology(Pipeline("hooks_flaky_spout", "hooks_bad_anchor_bolt"), &status),
+  EXPECT_EQ(RunTopology(builtins, Pipeline("hooks_flaky_spout", "hooks_bad_anchor_bolt"), &status),
             runtime::RunStatus::kOk);
   EXPECT_EQ(g_record.acked, 20) << "the inputs themselves are acked";
   const auto c = status.Of("sink");

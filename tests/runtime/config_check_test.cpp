@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/config.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
@@ -45,27 +45,28 @@ std::vector<Case> ReadCases() {
   return cases;
 }
 
-std::vector<std::string> Diagnose(const Case& c) {
+std::vector<std::string> Diagnose(const Case& c, const BuiltinRegistry& builtins) {
   const std::string yaml =
       "name: cases\nconfig:\n" + c.config + "spouts:\n  - {id: s, command: [x], outputs: [a]}\n";
-  const Topology t = LoadTopologyFromString(yaml, "/tmp/cases/topo.yaml");
+  const Topology t = LoadTopologyFromString(yaml, "/tmp/cases/topo.yaml", builtins);
   std::vector<std::string> out;
-  for (const auto& d : ValidateTopology(t)) {
+  for (const auto& d : ValidateTopology(t, builtins)) {
     out.push_back("error " + std::to_string(d.where.line) + ": " + d.message);
   }
-  for (const auto& d : ConfigWarnings(t)) {
+  for (const auto& d : ConfigWarnings(t, builtins)) {
     out.push_back("warning " + std::to_string(d.where.line) + ": " + d.message);
   }
   return out;
 }
 
 TEST(ConfigCheck, EveryCaseOfTheDataFile) {
-  RegisterStandardBuiltins();
+  BuiltinRegistry builtins;
+  RegisterStandardBuiltins(builtins);
   const auto cases = ReadCases();
   ASSERT_GE(cases.size(), 10u) << "cannot read " << SPARSE_CONFIG_CASES;
   for (const auto& c : cases) {
     SCOPED_TRACE("case " + c.name);
-    EXPECT_EQ(Diagnose(c), c.expected);
+    EXPECT_EQ(Diagnose(c, builtins), c.expected);
   }
 }
 
@@ -82,11 +83,14 @@ TEST(ConfigCheck, DefaultsPassTheirOwnChecks) {
 // The command line's -o values and an environment's options are checked like the file's, and
 // named by where they come from.
 TEST(ConfigCheck, OverridesAreCheckedAndNamed) {
-  const Topology t = LoadTopologyFromString(
-      "name: o\nspouts:\n  - {id: s, command: [x], outputs: [a]}\n", "/tmp/o/topo.yaml");
+  const BuiltinRegistry no_builtins;
+  const Topology t =
+      LoadTopologyFromString("name: o\nspouts:\n  - {id: s, command: [x], outputs: [a]}\n",
+                             "/tmp/o/topo.yaml", no_builtins);
   const auto d = ValidateTopology(
-      t, {{{"command line (-o)"}, {{"topology.max.spout.pending", "abc"}}},
-          {{"config.json (environment `prod` options)"}, {{"sparse.restart.mx", 1}}}});
+      t, no_builtins,
+      {{{"command line (-o)"}, {{"topology.max.spout.pending", "abc"}}},
+       {{"config.json (environment `prod` options)"}, {{"sparse.restart.mx", 1}}}});
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].ToString(),
             "command line (-o): `topology.max.spout.pending` must be a whole number, got \"abc\"");

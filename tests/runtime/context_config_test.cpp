@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/config.hpp"
 #include "runtime/context.hpp"
 #include "runtime/plan.hpp"
@@ -27,7 +28,7 @@ bolts:
 )";
 
 TEST(Plan, TaskIdsFollowSortedComponentIds) {
-  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml");
+  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml", BuiltinRegistry{});
   Plan p = MakePlan(t, nlohmann::json::object());
   ASSERT_EQ(p.num_tasks(), 5);
   // a: 1; b: 2, 3; s: 4, 5
@@ -39,7 +40,7 @@ TEST(Plan, TaskIdsFollowSortedComponentIds) {
 }
 
 TEST(Plan, ConfigPrecedence) {
-  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml");
+  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml", BuiltinRegistry{});
   Plan p =
       MakePlan(t, nlohmann::json{{"topology.debug", true}, {"topology.message.timeout.secs", 7}});
   const auto& b = p.components[p.FindComponent("b")];
@@ -54,7 +55,7 @@ TEST(Plan, ConfigPrecedence) {
 }
 
 TEST(Context, HandshakeHasStormsKeys) {
-  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml");
+  Topology t = LoadTopologyFromString(kTopo, "/tmp/ctx.yaml", BuiltinRegistry{});
   Plan p = MakePlan(t, nlohmann::json::object());
   auto hs = nlohmann::json::parse(MakeHandshake(p, 2, "/tmp/pids/2"));
   EXPECT_EQ(hs["pidDir"], "/tmp/pids/2");

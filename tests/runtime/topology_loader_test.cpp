@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/validate.hpp"
 
@@ -11,10 +11,10 @@ namespace {
 
 class LoaderTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterStandardBuiltins(); }
+  LoaderTest() { RegisterStandardBuiltins(builtins_); }
 
   Topology Load(const std::string& yaml) {
-    return LoadTopologyFromString(yaml, "/tmp/t/topo.yaml");
+    return LoadTopologyFromString(yaml, "/tmp/t/topo.yaml", builtins_);
   }
 
   // The diagnostics (as "line: message") of loading + validating `yaml`.
@@ -22,7 +22,7 @@ class LoaderTest : public ::testing::Test {
     std::vector<std::string> out;
     try {
       auto t = Load(yaml);
-      for (const auto& d : ValidateTopology(t))
+      for (const auto& d : ValidateTopology(t, builtins_))
         out.push_back(std::to_string(d.where.line) + ": " + d.message);
     } catch (const TopologyError& e) {
       for (const auto& d : e.diagnostics())
@@ -38,6 +38,8 @@ class LoaderTest : public ::testing::Test {
     }
     return false;
   }
+
+  BuiltinRegistry builtins_;
 };
 
 constexpr const char* kConcise = R"(name: wc
@@ -93,7 +95,7 @@ TEST_F(LoaderTest, ConciseForm) {
   EXPECT_EQ(sink->inputs[2].component, "words");
   EXPECT_EQ(sink->inputs[2].grouping.type, GroupingType::kShuffle);
   EXPECT_EQ(sink->inputs[0].where.line, 22);
-  EXPECT_TRUE(ValidateTopology(t).empty());
+  EXPECT_TRUE(ValidateTopology(t, builtins_).empty());
   EXPECT_EQ(t.resources_dir, "/tmp/t");
 }
 
@@ -166,7 +168,7 @@ TEST_F(LoaderTest, FluxShellExample) {
   EXPECT_EQ(t.Find("count")->streams.at(0).fields, (std::vector<std::string>{"word", "count"}));
   EXPECT_EQ(t.Find("count")->inputs.at(0).grouping.type, GroupingType::kFields);
   EXPECT_EQ(t.Find("log")->builtin, "log_info");
-  EXPECT_TRUE(ValidateTopology(t).empty());
+  EXPECT_TRUE(ValidateTopology(t, builtins_).empty());
 }
 
 TEST_F(LoaderTest, FluxConfigMethods) {
@@ -329,7 +331,7 @@ bolts:
   - {id: e, command: [python3, e.py], inputs: [a],
      config: {topology.multilang.serializer: org.apache.storm.multilang.JsonSerializer}}
 )");
-  ASSERT_TRUE(ValidateTopology(t).empty());
+  ASSERT_TRUE(ValidateTopology(t, builtins_).empty());
   Plan plan = MakePlan(t, nlohmann::json::object());
   auto ser = [&](const char* id) { return plan.components[plan.FindComponent(id)].serializer; };
   EXPECT_EQ(ser("a"), multilang::Serializer::kJson);

@@ -5,7 +5,7 @@
 
 #include "expected.hpp"
 #include "process.hpp"
-#include "runtime/builtin.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
 #include "storm/launcher.hpp"
@@ -19,8 +19,10 @@ namespace fs = std::filesystem;
 using testing::FixturesDir;
 
 runtime::Topology LoadFull() {
-  auto t = runtime::LoadTopology(fs::path(FixturesDir()) / "full/topologies/full.yaml");
-  runtime::ValidateOrThrow(t);
+  const runtime::BuiltinRegistry no_builtins;
+  auto t =
+      runtime::LoadTopology(fs::path(FixturesDir()) / "full/topologies/full.yaml", no_builtins);
+  runtime::ValidateOrThrow(t, no_builtins);
   return t;
 }
 
@@ -109,8 +111,9 @@ TEST(Convert, NormalizeNumbersRecurses) {
 }
 
 TEST(Convert, BuiltInComponentsAreRefusedByName) {
-  runtime::RegisterStandardBuiltins();
-  const auto t = runtime::LoadTopology(fs::path(FixturesDir()) / "builtin/topology.yaml");
+  runtime::BuiltinRegistry builtins;
+  runtime::RegisterStandardBuiltins(builtins);
+  const auto t = runtime::LoadTopology(fs::path(FixturesDir()) / "builtin/topology.yaml", builtins);
   const auto problems = CheckSubmittable(t);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].ToString().find("topology.yaml:5"), std::string::npos)
@@ -121,7 +124,8 @@ TEST(Convert, BuiltInComponentsAreRefusedByName) {
 }
 
 TEST(Convert, TwoSubscriptionsToOneStreamAreRefused) {
-  const auto t = runtime::LoadTopologyFromString(R"(name: twice
+  const auto t =
+      runtime::LoadTopologyFromString(R"(name: twice
 spouts:
   - {id: s, command: [x], outputs: [a]}
 bolts:
@@ -131,7 +135,7 @@ bolts:
       - {from: s, grouping: shuffle}
       - {from: s, grouping: all}
 )",
-                                                 "/nonexistent/twice.yaml");
+                                      "/nonexistent/twice.yaml", runtime::BuiltinRegistry{});
   const auto problems = CheckSubmittable(t);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].where.line, 9);
@@ -157,8 +161,9 @@ TEST(Convert, TopologyYamlLoadsBackInLauncherForm) {
   const auto original = LoadFull();
   const std::string text = TopologyYaml(LauncherForm(original), "header line 1\nline 2");
   EXPECT_EQ(text.rfind("# header line 1\n# line 2\n", 0), 0u) << text;
-  const auto back = runtime::LoadTopologyFromString(text, "/x/topology.yaml");
-  runtime::ValidateOrThrow(back);
+  const runtime::BuiltinRegistry no_builtins;
+  const auto back = runtime::LoadTopologyFromString(text, "/x/topology.yaml", no_builtins);
+  runtime::ValidateOrThrow(back, no_builtins);
   EXPECT_EQ(back.name, original.name);
   EXPECT_EQ(back.config, original.config);
   ASSERT_EQ(back.components.size(), original.components.size());

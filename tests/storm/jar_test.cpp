@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "process.hpp"
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
 #include "storm/launcher.hpp"
@@ -36,15 +37,16 @@ class JarTest : public ::testing::Test {
   }
 
   runtime::Topology Load() const {
-    auto t = runtime::LoadTopology(project_ / "topologies/full.yaml");
+    auto t = runtime::LoadTopology(project_ / "topologies/full.yaml", no_builtins_);
     t.resources_dir = project_ / "src";  // as the CLI sets it for a project
-    runtime::ValidateOrThrow(t);
+    runtime::ValidateOrThrow(t, no_builtins_);
     return t;
   }
   JarInputs Inputs() const { return {testing::PythonAdapterDir(), {}, {}}; }
 
   TempDir dir_;
   fs::path project_;
+  const runtime::BuiltinRegistry no_builtins_;
 };
 
 std::vector<std::string> Names(const std::vector<ZipEntry>& entries) {
@@ -134,8 +136,9 @@ TEST_F(JarTest, HoldsResourcesAdapterLaunchersAndTopology) {
   // The topology file loads, with the launchers as commands.
   TempDir t;
   WriteFile(t.path() / "topology.yaml", find("resources/_sparse/topology.yaml").data);
-  const auto packaged = runtime::LoadTopology(t.path() / "topology.yaml");
-  runtime::ValidateOrThrow(packaged);
+  const runtime::BuiltinRegistry no_builtins;
+  const auto packaged = runtime::LoadTopology(t.path() / "topology.yaml", no_builtins);
+  runtime::ValidateOrThrow(packaged, no_builtins);
   ASSERT_NE(packaged.Find("by_user"), nullptr);
   EXPECT_EQ(packaged.Find("by_user")->command,
             (std::vector<std::string>{"sh", "_sparse/launch/by_5fuser.sh"}));

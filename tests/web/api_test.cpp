@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
 #include "web/graph.hpp"
@@ -30,8 +31,9 @@ bolts:
 )";
 
 runtime::Topology Load() {
-  auto t = runtime::LoadTopologyFromString(kYaml, "shapes.yaml");
-  runtime::ValidateOrThrow(t);
+  const runtime::BuiltinRegistry no_builtins;
+  auto t = runtime::LoadTopologyFromString(kYaml, "shapes.yaml", no_builtins);
+  runtime::ValidateOrThrow(t, no_builtins);
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 #include <thread>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology_loader.hpp"
 #include "web/assets.hpp"
 #include "web/http_client.hpp"
@@ -212,7 +213,7 @@ TopologyInfo RoutesInfo() {
 spouts: [{id: "spout one", command: [x], outputs: [n]}]
 bolts: [{id: sink, command: [y], inputs: [{from: "spout one"}]}]
 )",
-                                                  "routes.yaml");
+                                                  "routes.yaml", runtime::BuiltinRegistry{});
   TopologyInfo info;
   info.id = info.name = "routes";
   info.graph = MakeGraph(topology);
