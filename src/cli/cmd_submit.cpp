@@ -3,6 +3,7 @@
 // (storm/convert.hpp). `--dry-run` stops before the network and prints what would be sent.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -121,7 +122,9 @@ class UploadProgress {
   void Update(std::size_t sent, std::size_t total) {
     if (!tty_) return;
     constexpr int kWidth = 30;
-    const double f = total ? static_cast<double>(sent) / static_cast<double>(total) : 1.0;
+    // Clamped: a jar that grew while being read must not draw past the bar.
+    const double f =
+        total ? std::clamp(static_cast<double>(sent) / static_cast<double>(total), 0.0, 1.0) : 1.0;
     const int filled = static_cast<int>(f * kWidth);
     std::cerr << "\ruploading " << label_ << " [" << std::string(filled, '#')
               << std::string(kWidth - filled, '.') << "] " << static_cast<int>(f * 100) << "% of "

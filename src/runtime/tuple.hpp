@@ -43,7 +43,7 @@ struct EmittedTuple {
   ValueSpans spans;
   int source_task = 0;
   int source_component = 0;  // index into the plan's components
-  int stream = 0;            // index into the plan's stream names
+  int stream = 0;            // index into the source component's own streams
 
   std::size_t size() const { return spans.size(); }
   std::string_view value(std::size_t i) const {
