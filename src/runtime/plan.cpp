@@ -50,6 +50,8 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
   plan.topology_config = DefaultConfig();
   MergeConfig(plan.topology_config, topology.config);
   MergeConfig(plan.topology_config, overrides);
+  // As Storm's submitter does: the topology's own name, whatever a configuration says (here and
+  // for each component below, whose configuration re-applies the overrides).
   plan.topology_config[keys::kTopologyName] = topology.name;
 
   std::vector<const ComponentDef*> defs;
@@ -73,6 +75,7 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
     pc.config = plan.topology_config;
     MergeConfig(pc.config, def->config);
     MergeConfig(pc.config, overrides);
+    pc.config[keys::kTopologyName] = topology.name;
     pc.serializer = ChooseSerializer(*def, pc.config).serializer;  // validation reported errors
     const int ci = static_cast<int>(plan.components.size());
     for (int i = 0; i < def->parallelism; ++i) {

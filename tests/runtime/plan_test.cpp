@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/config.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
@@ -38,8 +39,9 @@ bolts:
 )";
 
 Topology LoadPlanTopology(const std::string& yaml) {
-  Topology t = LoadTopologyFromString(yaml, "/tmp/plan/topo.yaml");
-  for (const auto& d : ValidateTopology(t)) ADD_FAILURE() << d.message;
+  const BuiltinRegistry no_builtins;  // these topologies run commands only
+  Topology t = LoadTopologyFromString(yaml, "/tmp/plan/topo.yaml", no_builtins);
+  for (const auto& d : ValidateTopology(t, no_builtins)) ADD_FAILURE() << d.message;
   return t;
 }
 
@@ -127,6 +129,18 @@ TEST(MakePlan, SubscriptionsPointAtTargetsAndFieldIndices) {
     }
     EXPECT_EQ(got, c.subscribers);
   }
+}
+
+// Storm's submitter sets topology.name to the name the topology is submitted under, over any
+// configuration; a local run does the same, topology-wide and for each component.
+TEST(MakePlan, TopologyNameIsTheTopologysOwnWhateverTheConfigurationSays) {
+  std::string yaml = kPlanTopology;
+  yaml.replace(yaml.find("parallelism: 3"), 14,
+               "parallelism: 3\n    config: {topology.name: mine}");
+  const Topology t = LoadPlanTopology(yaml);
+  const Plan p = MakePlan(t, nlohmann::json{{keys::kTopologyName, "renamed"}});
+  EXPECT_EQ(p.topology_config[keys::kTopologyName], "planned");
+  for (const auto& c : p.components) EXPECT_EQ(c.config[keys::kTopologyName], "planned") << c.id;
 }
 
 struct PlanTaskLimitCase {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/plan.hpp"
 #include "runtime/topology_loader.hpp"
 #include "runtime/validate.hpp"
@@ -21,8 +22,8 @@ namespace {
 class RouterSetup {
  public:
   explicit RouterSetup(const std::string& yaml, std::uint64_t seed = 0x5eed)
-      : topology_(LoadTopologyFromString(yaml, "/tmp/router/topo.yaml")) {
-    for (const auto& d : ValidateTopology(topology_)) ADD_FAILURE() << d.message;
+      : topology_(LoadTopologyFromString(yaml, "/tmp/router/topo.yaml", no_builtins_)) {
+    for (const auto& d : ValidateTopology(topology_, no_builtins_)) ADD_FAILURE() << d.message;
     plan_ = MakePlan(topology_, nlohmann::json::object());
     router_ = std::make_unique<Router>(plan_, seed);
   }
@@ -43,6 +44,7 @@ class RouterSetup {
   }
 
  private:
+  const BuiltinRegistry no_builtins_;  // these topologies run commands only
   Topology topology_;
   Plan plan_;
   std::unique_ptr<Router> router_;
