@@ -222,12 +222,12 @@ int Produce(const ClientArgs& in) {
       }
     }
     for (;;) {
-      const auto err = rd_kafka_producev(
-          producer.get(), RD_KAFKA_V_TOPIC(args.topic.c_str()),
-          RD_KAFKA_V_PARTITION(args.partition < 0 ? RD_KAFKA_PARTITION_UA : args.partition),
-          RD_KAFKA_V_KEY(has_key ? key.data() : nullptr, has_key ? key.size() : 0),
-          RD_KAFKA_V_VALUE(value.data(), value.size()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_END);
+      kafka::OutRecord record;
+      record.topic = args.topic.c_str();
+      if (args.partition >= 0) record.partition = args.partition;
+      if (has_key) record.key = key;
+      record.value = value;
+      const auto err = kafka::Produce(producer.get(), record);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(producer.get(), 100);
         continue;
@@ -243,7 +243,8 @@ int Produce(const ClientArgs& in) {
   }
   const auto err = rd_kafka_flush(producer.get(), 30000);
   if (err || failed > 0) {
-    std::cerr << "sparse kafka produce: " << (failed + rd_kafka_outq_len(producer.get())) << " of "
+    std::cerr << "sparse kafka produce: "
+              << (failed + static_cast<std::uint64_t>(rd_kafka_outq_len(producer.get()))) << " of "
               << lines << " record(s) not delivered to " << args.bootstrap << "\n";
     return ExitCode(base::Errc::kRemote);
   }

@@ -226,7 +226,9 @@ int RunTopology(const RunArgs& args, const runtime::BuiltinRegistry& builtins) {
     // The runtime's own CPU time next to its children's, for benchmarks: the host must not be
     // the bottleneck.
     auto stats = nlohmann::json::parse(SnapshotJson(console.last(), topology.name));
-    auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+    auto secs = [](const timeval& tv) {
+      return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+    };
     rusage self{}, children{};
     ::getrusage(RUSAGE_SELF, &self);
     ::getrusage(RUSAGE_CHILDREN, &children);

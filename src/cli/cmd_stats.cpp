@@ -34,7 +34,8 @@ struct StatsArgs {
 std::string Encode(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
-  for (unsigned char c : s) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
       out += static_cast<char>(c);
     } else {

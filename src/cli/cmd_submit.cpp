@@ -121,11 +121,11 @@ class UploadProgress {
   explicit UploadProgress(std::string label) : label_(std::move(label)), tty_(::isatty(2) != 0) {}
   void Update(std::size_t sent, std::size_t total) {
     if (!tty_) return;
-    constexpr int kWidth = 30;
+    constexpr std::size_t kWidth = 30;
     // Clamped: a jar that grew while being read must not draw past the bar.
     const double f =
         total ? std::clamp(static_cast<double>(sent) / static_cast<double>(total), 0.0, 1.0) : 1.0;
-    const int filled = static_cast<int>(f * kWidth);
+    const auto filled = static_cast<std::size_t>(f * kWidth);
     std::cerr << "\ruploading " << label_ << " [" << std::string(filled, '#')
               << std::string(kWidth - filled, '.') << "] " << static_cast<int>(f * 100) << "% of "
               << HumanBytes(total) << std::flush;

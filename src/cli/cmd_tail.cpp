@@ -246,7 +246,8 @@ int Tail(const TailArgs& args) {
   std::stable_sort(initial.begin(), initial.end(),
                    [](const Entry& a, const Entry& b) { return a.stamp < b.stamp; });
   const std::size_t keep = static_cast<std::size_t>(std::max(0, args.lines));
-  if (initial.size() > keep) initial.erase(initial.begin(), initial.end() - keep);
+  if (initial.size() > keep)
+    initial.erase(initial.begin(), initial.end() - static_cast<std::ptrdiff_t>(keep));
   if (!printer.Print(initial)) return kExitOk;
 
   while (args.follow) {

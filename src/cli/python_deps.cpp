@@ -146,8 +146,8 @@ std::string ReadTextOrEmpty(const fs::path& file) {
 // Stable across builds and machines (std::hash is neither promised).
 std::string Fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
   }
   char buf[17];

@@ -24,16 +24,13 @@ rd_kafka_resp_err_t ProduceDeadLetter(rd_kafka_t* producer, const std::string& d
     rd_kafka_header_add(headers.get(), name.c_str(), -1, value.data(),
                         static_cast<ssize_t>(value.size()));
   }
-  const std::string* key = raw && raw->key ? &*raw->key : nullptr;
-  const std::string* value = raw && raw->value ? &*raw->value : nullptr;
-  // RD_KAFKA_MSG_F_COPY: librdkafka copies the value and never writes to it.
-  const auto err =
-      rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(dead_letter_topic.c_str()),
-                        RD_KAFKA_V_KEY(key ? key->data() : nullptr, key ? key->size() : 0),
-                        RD_KAFKA_V_VALUE(value ? const_cast<char*>(value->data()) : nullptr,
-                                         value ? value->size() : 0),
-                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(headers.get()),
-                        RD_KAFKA_V_OPAQUE(ref.get()), RD_KAFKA_V_END);
+  OutRecord record;
+  record.topic = dead_letter_topic.c_str();
+  if (raw && raw->key) record.key = *raw->key;
+  if (raw && raw->value) record.value = *raw->value;
+  record.headers = headers.get();
+  record.opaque = ref.get();
+  const auto err = Produce(producer, record);
   if (err) return err;
   headers.release();  // owned by the message now
   ref.release();      // comes back in the delivery report

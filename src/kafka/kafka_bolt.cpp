@@ -256,11 +256,12 @@ void KafkaBolt::Session::Execute(const runtime::BuiltinTuple& t) {
   r.tuple_id = t.id;
   bool ok = true;
   if (layout.topic >= 0) {
-    auto topic = ValueBytes(tuple.value(layout.topic), ok);
+    auto topic = ValueBytes(tuple.value(static_cast<std::size_t>(layout.topic)), ok);
     if (!ok || !topic || topic->empty()) {
       Reject(t, "topic_value",
              "field `" + o_.topic_field + "` (options.topic_field) holds " +
-                 std::string(tuple.value(layout.topic)) + ", not a topic name");
+                 std::string(tuple.value(static_cast<std::size_t>(layout.topic))) +
+                 ", not a topic name");
       return;
     }
     r.topic = std::move(*topic);
@@ -268,14 +269,14 @@ void KafkaBolt::Session::Execute(const runtime::BuiltinTuple& t) {
     r.topic = o_.topic;
   }
   if (layout.key >= 0) {
-    r.key = ValueBytes(tuple.value(layout.key), ok);
+    r.key = ValueBytes(tuple.value(static_cast<std::size_t>(layout.key)), ok);
     if (!ok) {
       Reject(t, "key_value", "field `" + o_.key_field + "` is not valid JSON text");
       return;
     }
   }
   if (layout.value >= 0) {
-    r.value = ValueBytes(tuple.value(layout.value), ok);
+    r.value = ValueBytes(tuple.value(static_cast<std::size_t>(layout.value)), ok);
     if (!ok) {
       Reject(t, "value_value", "field `" + o_.value_field + "` is not valid JSON text");
       return;
@@ -322,11 +323,11 @@ void KafkaBolt::Session::ProduceFailed(const Record& r, rd_kafka_resp_err_t err)
 bool KafkaBolt::Session::ProduceTransactional(Record& r) {
   auto alive = gate_.ticket();
   const auto err = epochs_->Produce(r.topic, r.key, r.value,
-                                    [this, alive, id = r.tuple_id](rd_kafka_resp_err_t err) {
+                                    [this, alive, id = r.tuple_id](rd_kafka_resp_err_t result) {
                                       // A failure here is a record purged by an abort (its tuple
                                       // is stale) or a write that failed (its epoch aborts): no
                                       // report of its own.
-                                      if (alive) Settle(id, err);
+                                      if (alive) Settle(id, result);
                                     });
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     ++queue_full_;
@@ -349,14 +350,12 @@ bool KafkaBolt::Session::ProduceTransactional(Record& r) {
 bool KafkaBolt::Session::Produce(Record& r) {
   if (r.transactional) return ProduceTransactional(r);
   auto id = std::make_unique<std::string>(r.tuple_id);
-  const void* key = r.key ? r.key->data() : nullptr;
-  const std::size_t key_len = r.key ? r.key->size() : 0;
-  void* value = r.value ? r.value->data() : nullptr;
-  const std::size_t value_len = r.value ? r.value->size() : 0;
-  const auto err = rd_kafka_producev(
-      producer_.get(), RD_KAFKA_V_TOPIC(r.topic.c_str()), RD_KAFKA_V_KEY(key, key_len),
-      RD_KAFKA_V_VALUE(value, value_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-      RD_KAFKA_V_OPAQUE(id.get()), RD_KAFKA_V_END);
+  OutRecord record;
+  record.topic = r.topic.c_str();
+  if (r.key) record.key = *r.key;
+  if (r.value) record.value = *r.value;
+  record.opaque = id.get();
+  const auto err = kafka::Produce(producer_.get(), record);
   if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
     ++queue_full_;
     return false;

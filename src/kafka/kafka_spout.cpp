@@ -610,9 +610,9 @@ void KafkaSpout::Session::AssignResolvingCommitted(PartitionListPtr list) {
       if (!err) break;
     }
     return [this, shared, query, err, fallback] {
-      rd_kafka_topic_partition_list_t* list = shared->get();
-      for (int i = 0; i < list->cnt; ++i) {
-        auto& e = list->elems[i];
+      rd_kafka_topic_partition_list_t* looked_up = shared->get();
+      for (int i = 0; i < looked_up->cnt; ++i) {
+        auto& e = looked_up->elems[i];
         if (e.offset != RD_KAFKA_OFFSET_STORED) continue;
         if (err) {
           Report("committed", "cannot look up the committed offset of " +
@@ -623,7 +623,7 @@ void KafkaSpout::Session::AssignResolvingCommitted(PartitionListPtr list) {
         const auto* r = rd_kafka_topic_partition_list_find(query->get(), e.topic, e.partition);
         e.offset = r && r->offset >= 0 ? r->offset : fallback;
       }
-      AssignWithOffsets(PartitionListPtr(rd_kafka_topic_partition_list_copy(list)));
+      AssignWithOffsets(PartitionListPtr(rd_kafka_topic_partition_list_copy(looked_up)));
     };
   });
 }

@@ -1,5 +1,6 @@
 #include "kafka/rdkafka_handles.hpp"
 
+#include <array>
 #include <nlohmann/json.hpp>
 
 namespace sparse::kafka {
@@ -50,6 +51,30 @@ ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error) {
   }
   conf.release();  // owned by the client now
   return ClientPtr(rk);
+}
+
+rd_kafka_resp_err_t Produce(rd_kafka_t* producer, const OutRecord& record) {
+  std::array<rd_kafka_vu_t, 7> args{};
+  std::size_t n = 0;
+  auto add = [&](rd_kafka_vtype_t type) -> rd_kafka_vu_t& {
+    args[n].vtype = type;
+    return args[n++];
+  };
+  // librdkafka's argument union takes non-const memory; with RD_KAFKA_MSG_F_COPY it only reads it.
+  auto add_bytes = [&](rd_kafka_vtype_t type, std::string_view bytes) {
+    auto& mem = add(type).u.mem;
+    mem.ptr = const_cast<char*>(bytes.data());
+    mem.size = bytes.size();
+  };
+  add(RD_KAFKA_VTYPE_TOPIC).u.cstr = record.topic;
+  add(RD_KAFKA_VTYPE_PARTITION).u.i32 = record.partition;
+  if (record.key) add_bytes(RD_KAFKA_VTYPE_KEY, *record.key);
+  if (record.value) add_bytes(RD_KAFKA_VTYPE_VALUE, *record.value);
+  add(RD_KAFKA_VTYPE_MSGFLAGS).u.i = RD_KAFKA_MSG_F_COPY;
+  if (record.headers) add(RD_KAFKA_VTYPE_HEADERS).u.headers = record.headers;
+  if (record.opaque) add(RD_KAFKA_VTYPE_OPAQUE).u.ptr = record.opaque;
+  const ErrorPtr error(rd_kafka_produceva(producer, args.data(), n));
+  return error ? rd_kafka_error_code(error.get()) : RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
 }  // namespace sparse::kafka

@@ -8,10 +8,12 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace sparse::kafka {
 
@@ -88,5 +90,22 @@ std::optional<std::string> PropertyText(const nlohmann::json& value);
 
 // Creates a client from `conf` (which it consumes, also on failure).
 ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error);
+
+// One record for Produce. librdkafka copies key and value before Produce returns
+// (RD_KAFKA_MSG_F_COPY), so they only need to live for the call. No key is a null key, which
+// Kafka tells apart from an empty one (compaction, the default partitioner); the same for values.
+struct OutRecord {
+  const char* topic = nullptr;
+  std::int32_t partition = RD_KAFKA_PARTITION_UA;  // unassigned: the partitioner chooses
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  rd_kafka_headers_t* headers = nullptr;  // becomes the message's on success only
+  void* opaque = nullptr;                 // comes back in the delivery report
+};
+
+// Enqueues one record (rd_kafka_produceva: the argument list as data, not the producev macros,
+// whose C casts the strict warnings refuse). Never blocks: a full queue is
+// RD_KAFKA_RESP_ERR__QUEUE_FULL.
+rd_kafka_resp_err_t Produce(rd_kafka_t* producer, const OutRecord& record);
 
 }  // namespace sparse::kafka

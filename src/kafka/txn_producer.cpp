@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "kafka/client_events.hpp"
+#include "kafka/rdkafka_handles.hpp"
 
 namespace sparse::kafka {
 
@@ -154,14 +155,12 @@ rd_kafka_resp_err_t TxnProducer::Produce(const std::string& topic,
                                          const std::optional<std::string>& value,
                                          Delivered delivered) {
   auto cb = std::make_unique<Delivered>(std::move(delivered));
-  const void* key_data = key ? key->data() : nullptr;
-  const std::size_t key_len = key ? key->size() : 0;
-  void* value_data = value ? const_cast<char*>(value->data()) : nullptr;  // copied (F_COPY)
-  const std::size_t value_len = value ? value->size() : 0;
-  const auto err = rd_kafka_producev(
-      rk_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_KEY(key_data, key_len),
-      RD_KAFKA_V_VALUE(value_data, value_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-      RD_KAFKA_V_OPAQUE(cb.get()), RD_KAFKA_V_END);
+  OutRecord record;
+  record.topic = topic.c_str();
+  if (key) record.key = *key;
+  if (value) record.value = *value;
+  record.opaque = cb.get();
+  const auto err = kafka::Produce(rk_.get(), record);
   if (!err) {
     cb.release();  // comes back with the delivery report
     ++outstanding_;

@@ -47,7 +47,9 @@ class Backpressure {
   // spout components no longer throttled (to wake).
   std::vector<int> Cool(const std::function<Load(int task)>& load_of);
 
-  bool Throttled(int spout_component) const { return throttle_[spout_component] > 0; }
+  bool Throttled(int spout_component) const {
+    return throttle_[static_cast<std::size_t>(spout_component)] > 0;
+  }
   bool AnyHot() const { return !hot_.empty(); }
 
  private:

@@ -300,7 +300,8 @@ std::size_t StringEnd(std::string_view s, std::size_t i) {
     const char* here = s.data() + i;
     const char* stop = static_cast<const char*>(std::memchr(here, '"', s.size() - i));
     if (!stop) return std::string_view::npos;
-    const char* backslash = static_cast<const char*>(std::memchr(here, '\\', stop - here));
+    const char* backslash =
+        static_cast<const char*>(std::memchr(here, '\\', static_cast<std::size_t>(stop - here)));
     if (!backslash) return static_cast<std::size_t>(stop - s.data()) + 1;
     i = static_cast<std::size_t>(backslash - s.data()) + 2;
   }

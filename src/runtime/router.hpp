@@ -29,7 +29,9 @@ class Router {
     std::uint64_t emitted = 0;
     std::uint64_t transferred = 0;
   };
-  const StreamCount& Count(int task, std::size_t stream) const { return counts_[task][stream]; }
+  const StreamCount& Count(int task, std::size_t stream) const {
+    return counts_[static_cast<std::size_t>(task)][stream];
+  }
 
  private:
   struct Out {

@@ -5,6 +5,7 @@
 #include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/delivery.hpp"
+#include "runtime/seconds_text.hpp"
 
 namespace sparse::runtime {
 
@@ -166,9 +167,7 @@ void ShellBoltTask::HandleEmit(multilang::ComponentMessage& msg, const std::stri
 void ShellBoltTask::Housekeeping(Clock::time_point now) {
   if (!Ready() || !ReadsItsStdin(now)) return;
   if (now - last_heard_ > subprocess_timeout_) {
-    auto secs = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_heard_).count();
-    Violation("no heartbeat reply or other message for " +
-                  std::to_string(secs / 1000.0).substr(0, 5) +
+    Violation("no heartbeat reply or other message for " + SecondsText(now - last_heard_) +
                   " s (topology.subprocess.timeout.secs): the process is stuck",
               {});
     return;

@@ -5,6 +5,7 @@
 #include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/delivery.hpp"
+#include "runtime/seconds_text.hpp"
 
 namespace sparse::runtime {
 
@@ -199,9 +200,7 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
 void ShellSpoutTask::Housekeeping(Clock::time_point now) {
   if (!Ready() || !ReadsItsStdin(now)) return;
   if (!unsynced_.empty() && now - unsynced_.front().sent > subprocess_timeout_) {
-    auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now - unsynced_.front().sent).count();
-    Violation("no `sync` for " + std::to_string(ms / 1000.0).substr(0, 5) +
+    Violation("no `sync` for " + SecondsText(now - unsynced_.front().sent) +
                   " s after a command (topology.subprocess.timeout.secs): the spout is stuck",
               {});
     return;

@@ -8,6 +8,7 @@
 #include "multilang/loop_clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/context.hpp"
+#include "runtime/seconds_text.hpp"
 
 namespace sparse::runtime {
 
@@ -79,10 +80,9 @@ void ShellTask::Start() {
 
   auto timeout = conf.SecondsValue(keys::kHandshakeTimeoutSecs);
   handshake_timer_.expires_after(timeout);
-  handshake_timer_.async_wait([this, timeout](const boost::system::error_code& ec) {
-    if (ec || handshaken_ || failed_) return;
-    std::string reason = "no handshake reply within " +
-                         std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s (" +
+  handshake_timer_.async_wait([this, timeout](const boost::system::error_code& waited) {
+    if (waited || handshaken_ || failed_) return;
+    std::string reason = "no handshake reply within " + SecondsText(timeout) + " s (" +
                          keys::kHandshakeTimeoutSecs + "): the component never sent {\"pid\": N}";
     if (encoder_.serializer() == multilang::Serializer::kMsgpack) {
       reason +=
@@ -245,8 +245,7 @@ bool ShellTask::ReadsItsStdin(Clock::time_point now) {
   if (!proc_) return true;
   const auto since = proc_->write_blocked_since();
   if (!since || now - *since <= subprocess_timeout_) return true;
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - *since).count();
-  Violation("has not read its stdin for " + std::to_string(ms / 1000.0).substr(0, 5) + " s with " +
+  Violation("has not read its stdin for " + SecondsText(now - *since) + " s with " +
                 std::to_string(proc_->queued_bytes()) +
                 " bytes waiting (topology.subprocess.timeout.secs): it stopped reading or is stuck",
             {});

@@ -94,8 +94,8 @@ class Task {
   Task(TaskHost& host, int task_id)
       : host_(host),
         id_(task_id),
-        component_(host.plan().task_component.at(task_id)),
-        cdef_(host.plan().components[component_]) {}
+        component_(host.plan().task_component.at(static_cast<std::size_t>(task_id))),
+        cdef_(host.plan().components[static_cast<std::size_t>(component_)]) {}
   virtual ~Task() = default;
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;

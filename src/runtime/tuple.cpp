@@ -33,9 +33,11 @@ bool SplitJsonArray(std::string_view s, ValueSpans& spans) {
       // Jump to the string's next quote or backslash (values are mostly string bytes).
       const char* here = s.data() + i;
       const char* end = s.data() + n;
-      const char* quote = static_cast<const char*>(std::memchr(here, '"', end - here));
+      const char* quote =
+          static_cast<const char*>(std::memchr(here, '"', static_cast<std::size_t>(end - here)));
       const char* stop = quote ? quote : end;
-      const char* backslash = static_cast<const char*>(std::memchr(here, '\\', stop - here));
+      const char* backslash =
+          static_cast<const char*>(std::memchr(here, '\\', static_cast<std::size_t>(stop - here)));
       if (backslash) {
         i = static_cast<std::size_t>(backslash - s.data()) + 1;  // the escaped character
       } else if (quote) {

@@ -7,7 +7,8 @@ namespace sparse::storm {
 
 std::string LauncherFileName(std::string_view component_id) {
   std::string out;
-  for (unsigned char c : component_id) {
+  for (const char ch : component_id) {
+    const auto c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '-') {
       out.push_back(static_cast<char>(c));
     } else {

@@ -233,7 +233,7 @@ std::optional<std::string> SaslMessage(const std::string& bytes) {
   const auto status = static_cast<unsigned char>(bytes[0]);
   if (status < 1 || status > 5) return std::nullopt;
   std::uint32_t len = 0;
-  for (int i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(bytes[i]);
+  for (std::size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(bytes[i]);
   if (len > 65536) return std::nullopt;
   std::string text;
   for (std::size_t i = 5; i < bytes.size() && i < 5 + len; ++i) {

@@ -67,26 +67,28 @@ HttpResult Exchange(http::verb method, const std::string& url,
   std::optional<beast::error_code> result;
 
   stream.expires_after(timeout);
-  resolver.async_resolve(u.host, u.port, [&](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) {
-      result = ec;
-      return;
-    }
-    stream.async_connect(r, [&](beast::error_code ec, const tcp::endpoint&) {
-      if (ec) {
-        result = ec;
-        return;
-      }
-      http::async_write(stream, req, [&](beast::error_code ec, std::size_t) {
-        if (ec) {
-          result = ec;
+  // Each step stops at the first error, which becomes the result.
+  resolver.async_resolve(
+      u.host, u.port, [&](beast::error_code resolved, tcp::resolver::results_type r) {
+        if (resolved) {
+          result = resolved;
           return;
         }
-        http::async_read(stream, buffer, res,
-                         [&](beast::error_code ec, std::size_t) { result = ec; });
+        stream.async_connect(r, [&](beast::error_code connected, const tcp::endpoint&) {
+          if (connected) {
+            result = connected;
+            return;
+          }
+          http::async_write(stream, req, [&](beast::error_code written, std::size_t) {
+            if (written) {
+              result = written;
+              return;
+            }
+            http::async_read(stream, buffer, res,
+                             [&](beast::error_code read, std::size_t) { result = read; });
+          });
+        });
       });
-    });
-  });
   io.run_for(timeout + std::chrono::milliseconds(100));
   if (!result) throw std::runtime_error("no answer from " + url + " within the time limit");
   if (*result) throw std::runtime_error("cannot get " + url + ": " + result->message());

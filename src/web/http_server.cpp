@@ -229,10 +229,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     stream_.expires_after(kIdleTimeout);
     http::async_write(stream_, *res,
-                      [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
-                        if (ec || self->shared_->stopped) return;
+                      [self = shared_from_this(), res](beast::error_code written, std::size_t) {
+                        if (written || self->shared_->stopped) return;
                         if (!res->keep_alive()) {
-                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+                          beast::error_code ignored;  // the peer may be gone already
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
                           return;
                         }
                         self->Read();
