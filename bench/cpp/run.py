@@ -2,7 +2,10 @@
 """Runs spout -> bolt -> bolt with C++ components (the adapter's examples) through sparse and
 prints tuples per second at each bolt and the runtime's CPU per tuple, acking on and off.
 
-    bench/cpp/run.py BUILD_DIR [--seconds 10] [-o key=value]...
+    bench/cpp/run.py BUILD_DIR [--seconds 10] [--no-floor] [-o key=value]...
+
+--no-floor leaves out the pipe floor (for a build without the adapter bench, such as an older
+commit's built for a before/after comparison).
 """
 import argparse
 import json
@@ -66,10 +69,12 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("-o", dest="options", action="append", default=[],
                     help="extra topology option key=value for both runs")
+    ap.add_argument("--no-floor", action="store_true", help="skip the pipe floor measurement")
     args = ap.parse_args()
     extra = args.options
-    floor = pipe_floor(args.build)
-    print("pipe floor: %.0f messages/s between two trivial C++ processes" % floor)
+    floor = None if args.no_floor else pipe_floor(args.build)
+    if floor:
+        print("pipe floor: %.0f messages/s between two trivial C++ processes" % floor)
     print("| mode | sentences/s (spout) | words/s (split -> count) | tuples delivered/s | messages/s via runtime | share of floor | runtime CPU µs/tuple | runtime core share |")
     print("|---|---|---|---|---|---|---|---|")
     for label, opts in [("acking on", ["topology.max.spout.pending=5000"] + extra),
@@ -78,7 +83,8 @@ def main():
         msgs = protocol_messages(comps) / args.seconds
         print("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |" % (
             label, comps["spout"]["emitted"] / args.seconds, comps["count"]["executed"] / args.seconds,
-            tuples / args.seconds, msgs, msgs / floor, cpu / max(tuples, 1) * 1e6, cpu / up))
+            tuples / args.seconds, msgs, msgs / floor if floor else float("nan"),
+            cpu / max(tuples, 1) * 1e6, cpu / up))
 
 
 if __name__ == "__main__":
