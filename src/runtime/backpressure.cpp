@@ -24,11 +24,12 @@ std::vector<std::vector<int>> Backpressure::UpstreamSpouts(const Plan& plan) {
     while (!stack.empty()) {
       const int c = stack.back();
       stack.pop_back();
-      for (const auto& subs : plan.components[c].subscribers) {
+      for (const auto& subs : plan.component(c).subscribers) {
         for (const auto& sub : subs) {
-          if (!seen[sub.target_component]) {
-            seen[sub.target_component] = true;
-            upstream[sub.target_component].push_back(static_cast<int>(s));
+          const std::size_t target = base::Idx(sub.target_component);
+          if (!seen[target]) {
+            seen[target] = true;
+            upstream[target].push_back(static_cast<int>(s));
             stack.push_back(sub.target_component);
           }
         }
@@ -66,8 +67,8 @@ void Backpressure::SetHot(int task, bool hot, std::vector<int>* released) {
   const auto c = static_cast<std::size_t>(component_of_[static_cast<std::size_t>(task)]);
   for (int spout : upstream_[c]) {
     if (hot) {
-      throttle_[spout]++;
-    } else if (--throttle_[spout] == 0 && released) {
+      throttle_[base::Idx(spout)]++;
+    } else if (--throttle_[base::Idx(spout)] == 0 && released) {
       released->push_back(spout);
     }
   }

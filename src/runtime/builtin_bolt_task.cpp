@@ -61,11 +61,11 @@ void BuiltinBoltTask::Pump() {
     bt.id = std::to_string(id);
     bt.tick = input.tick;
     if (input.tuple) {
-      const auto& src = plan.components[input.tuple->source_component];
+      const auto& src = plan.component(input.tuple->source_component);
       bt.tuple = input.tuple.get();
       bt.component = src.id;
-      bt.stream = src.streams[input.tuple->stream].id;
-      bt.fields = &src.streams[input.tuple->stream].fields;
+      bt.stream = src.stream(input.tuple->stream).id;
+      bt.fields = &src.stream(input.tuple->stream).fields;
       bt.roots = &held.roots;
     } else {
       bt.component = "__system";

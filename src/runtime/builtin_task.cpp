@@ -19,7 +19,7 @@ void BuiltinTask::CloseOnDestroy() {
 
 void BuiltinTask::Start() {
   const auto& plan = host_.plan();
-  if (auto err = impl_->Open(cdef_.config, id_, plan.task_index[id_],
+  if (auto err = impl_->Open(cdef_.config, id_, plan.task_index[base::Idx(id_)],
                              static_cast<int>(cdef_.tasks.size()), *this, host_.io())) {
     FailureReport r;
     r.task = id_;

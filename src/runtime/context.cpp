@@ -30,8 +30,7 @@ namespace {
 // holds it as text).
 nlohmann::json OwnContext(const Plan& plan, int task_id) {
   using nlohmann::json;
-  const int ci = plan.task_component.at(task_id);
-  const PlannedComponent& me = plan.components[ci];
+  const PlannedComponent& me = plan.component(plan.task_component.at(base::Idx(task_id)));
 
   json streams = json::array();
   json outputs = json::object();
@@ -42,9 +41,9 @@ nlohmann::json OwnContext(const Plan& plan, int task_id) {
     outputs[s.id] = s.fields;
     json by_target = json::object();
     for (const auto& sub : me.subscribers[si]) {
-      const auto& target = plan.components[sub.target_component];
+      const auto& target = plan.component(sub.target_component);
       std::vector<std::string> fields;
-      for (int fi : sub.field_indices) fields.push_back(s.fields[fi]);
+      for (int fi : sub.field_indices) fields.push_back(s.fields[base::Idx(fi)]);
       by_target[target.id] = GroupingToJson(sub.type, fields);
     }
     targets[s.id] = by_target;
@@ -54,11 +53,11 @@ nlohmann::json OwnContext(const Plan& plan, int task_id) {
   for (const auto& in : me.def->inputs) {
     int si = plan.FindComponent(in.component);
     if (si < 0) continue;
-    const auto& src = plan.components[si];
+    const auto& src = plan.component(si);
     auto it = src.stream_index.find(in.stream);
     if (it == src.stream_index.end()) continue;
     sources[in.component][in.stream] = GroupingToJson(in.grouping.type, in.grouping.fields);
-    source_fields[in.component][in.stream] = src.streams[it->second].fields;
+    source_fields[in.component][in.stream] = src.stream(it->second).fields;
   }
   return json{{"taskid", task_id},
               {"componentid", me.id},
@@ -82,7 +81,7 @@ nlohmann::json MakeContext(const Plan& plan, int task_id) {
 }
 
 std::string MakeHandshake(const Plan& plan, int task_id, const std::string& pid_dir) {
-  const auto& me = plan.components[plan.task_component.at(task_id)];
+  const auto& me = plan.component(plan.task_component.at(base::Idx(task_id)));
   return "{\"context\":" + ContextText(plan, task_id) + ",\"conf\":" + me.config.dump() +
          ",\"pidDir\":" + nlohmann::json(pid_dir).dump() + "}";
 }

@@ -75,27 +75,27 @@ LocalCluster::~LocalCluster() {
 }
 
 const std::string& LocalCluster::ComponentOf(int task) const {
-  return plan_.components[plan_.task_component[task]].id;
+  return plan_.ComponentOfTask(task).id;
 }
 
 void LocalCluster::CreateTasks() {
-  tasks_.resize(plan_.num_tasks() + 1);
+  tasks_.resize(base::Idx(plan_.num_tasks() + 1));
   for (int t = 1; t <= plan_.num_tasks(); ++t) {
-    const auto& c = plan_.components[plan_.task_component[t]];
+    const auto& c = plan_.ComponentOfTask(t);
     if (!c.def->builtin.empty()) {
       const BuiltinInfo* info = builtins_.Find(c.def->builtin);
       // Validation with the same registry (the caller's duty) found every built-in.
       SPARSE_INVARIANT(info != nullptr, "built-in `" + c.def->builtin + "` is not registered");
       auto impl = info->create(c.def->builtin_options);
       if (c.def->is_spout()) {
-        tasks_[t] = std::make_unique<BuiltinSpoutTask>(*this, *this, t, std::move(impl));
+        tasks_[base::Idx(t)] = std::make_unique<BuiltinSpoutTask>(*this, *this, t, std::move(impl));
       } else {
-        tasks_[t] = std::make_unique<BuiltinBoltTask>(*this, *this, t, std::move(impl));
+        tasks_[base::Idx(t)] = std::make_unique<BuiltinBoltTask>(*this, *this, t, std::move(impl));
       }
     } else if (c.def->is_spout()) {
-      tasks_[t] = std::make_unique<ShellSpoutTask>(*this, *this, *this, t);
+      tasks_[base::Idx(t)] = std::make_unique<ShellSpoutTask>(*this, *this, *this, t);
     } else {
-      tasks_[t] = std::make_unique<ShellBoltTask>(*this, *this, *this, t);
+      tasks_[base::Idx(t)] = std::make_unique<ShellBoltTask>(*this, *this, *this, t);
     }
   }
 }
@@ -150,7 +150,7 @@ void LocalCluster::StartTasksFrom(int first) {
   constexpr int kTasksPerTurn = 8;
   int t = first;
   for (; t <= plan_.num_tasks() && t < first + kTasksPerTurn && state_ == State::kStarting; ++t) {
-    tasks_[t]->Start();
+    TaskAt(t).Start();
   }
   if (t <= plan_.num_tasks() && state_ == State::kStarting) {
     boost::asio::post(io_, [this, t] { StartTasksFrom(t); });
@@ -177,7 +177,7 @@ void LocalCluster::RequestStop(const std::string& reason) {
 
 void LocalCluster::TaskReady(int task) {
   logs_.Write(ComponentOf(task), task, "INFO",
-              "ready (pid " + std::to_string(tasks_[task]->pid()) + ")");
+              "ready (pid " + std::to_string(TaskAt(task).pid()) + ")");
   if (state_ == State::kStarting) {
     ++ready_;
     if (observer_) observer_->OnStarting(ready_, plan_.num_tasks());
@@ -187,7 +187,7 @@ void LocalCluster::TaskReady(int task) {
       last_activity_ = Clock::now();
       if (observer_) observer_->OnRunning();
       if (active_) {
-        for (int t = 1; t <= plan_.num_tasks(); ++t) tasks_[t]->Activate();
+        for (int t = 1; t <= plan_.num_tasks(); ++t) TaskAt(t).Activate();
       }
       if (options_.run_for) {
         deadline_timer_.expires_after(*options_.run_for);
@@ -199,7 +199,7 @@ void LocalCluster::TaskReady(int task) {
     return;
   }
   // A restarted task picks up where its predecessor was.
-  if (state_ == State::kRunning && active_) tasks_[task]->Activate();
+  if (state_ == State::kRunning && active_) TaskAt(task).Activate();
 }
 
 void LocalCluster::SetActive(bool active) {
@@ -209,9 +209,9 @@ void LocalCluster::SetActive(bool active) {
   if (state_ != State::kRunning) return;
   for (int t = 1; t <= plan_.num_tasks(); ++t) {
     if (active) {
-      tasks_[t]->Activate();
+      TaskAt(t).Activate();
     } else {
-      tasks_[t]->Deactivate();
+      TaskAt(t).Deactivate();
     }
   }
 }
@@ -238,9 +238,9 @@ void LocalCluster::HandleFailure(FailureReport report) {
   if (!report.stderr_tail.empty())
     logs_.Write(report.component, task, "FAILURE", "stderr tail:\n" + report.stderr_tail);
   if (state_ == State::kStopping) return;
-  const auto ci = plan_.task_component[task];
-  last_error_[ci] = report.reason;
-  last_error_at_[ci] = Clock::now();
+  const auto ci = plan_.ComponentIndexOfTask(task);
+  last_error_[base::Idx(ci)] = report.reason;
+  last_error_at_[base::Idx(ci)] = Clock::now();
 
   if (!all_started_once_) {
     if (observer_) observer_->OnTaskFailure(report, std::nullopt);
@@ -249,7 +249,7 @@ void LocalCluster::HandleFailure(FailureReport report) {
                                        ") failed to start: " + report.reason);
     return;
   }
-  ConfigView conf(&plan_.components[ci].config);
+  ConfigView conf(&plan_.component(ci).config);
   RestartPolicy::Limits limits;
   limits.max = conf.IntValue(keys::kRestartMax);
   limits.window = conf.SecondsValue(keys::kRestartWindowSecs);
@@ -266,13 +266,13 @@ void LocalCluster::HandleFailure(FailureReport report) {
               "); last failure: " + report.reason);
     return;
   }
-  tasks_[task]->stats().restarts++;
+  TaskAt(task).stats().restarts++;
   if (observer_) observer_->OnTaskFailure(report, decision.backoff);
   auto timer = std::make_shared<boost::asio::steady_timer>(io_, decision.backoff);
   timer->async_wait([this, timer, task](const boost::system::error_code& ec) {
     if (ec || state_ == State::kStopping || state_ == State::kStopped) return;
     logs_.Write(ComponentOf(task), task, "INFO", "restarting");
-    tasks_[task]->Start();
+    TaskAt(task).Start();
   });
 }
 
@@ -283,7 +283,7 @@ std::optional<std::string> LocalCluster::Route(int source_task, const EmittedTup
 }
 
 void LocalCluster::Deliver(int target_task, InputTuple&& tuple) {
-  Task& t = *tasks_[target_task];
+  Task& t = TaskAt(target_task);
   t.Deliver(std::move(tuple));
   backpressure_.Queued(target_task, {t.QueueDepth(), t.HeldBytes()});
 }
@@ -291,15 +291,15 @@ void LocalCluster::Deliver(int target_task, InputTuple&& tuple) {
 void LocalCluster::CheckBackpressure() {
   if (!backpressure_.AnyHot()) return;
   const auto released = backpressure_.Cool([this](int task) {
-    return Backpressure::Load{tasks_[task]->QueueDepth(), tasks_[task]->HeldBytes()};
+    return Backpressure::Load{TaskAt(task).QueueDepth(), TaskAt(task).HeldBytes()};
   });
   for (int spout : released) {
-    for (int st : plan_.components[spout].tasks) tasks_[st]->Wake();
+    for (int st : plan_.component(spout).tasks) TaskAt(st).Wake();
   }
 }
 
 bool LocalCluster::Throttled(int spout_task) const {
-  return backpressure_.Throttled(plan_.task_component[spout_task]);
+  return backpressure_.Throttled(plan_.ComponentIndexOfTask(spout_task));
 }
 
 void LocalCluster::Log(int task, multilang::LogLevel level, std::string_view msg) {
@@ -309,9 +309,9 @@ void LocalCluster::Log(int task, multilang::LogLevel level, std::string_view msg
 }
 
 void LocalCluster::ReportError(int task, std::string_view msg) {
-  const int ci = plan_.task_component[task];
-  last_error_[ci] = std::string(msg.substr(0, 2000));
-  last_error_at_[ci] = Clock::now();
+  const int ci = plan_.ComponentIndexOfTask(task);
+  last_error_[base::Idx(ci)] = std::string(msg.substr(0, 2000));
+  last_error_at_[base::Idx(ci)] = Clock::now();
   logs_.Write(ComponentOf(task), task, "ERROR", msg);
   if (observer_) observer_->OnComponentError(ComponentOf(task), task, msg);
 }
@@ -323,7 +323,7 @@ void LocalCluster::StderrLine(int task, std::string_view line) {
 
 void LocalCluster::OnTreeDone(int spout_task, std::string message_id, TreeOutcome outcome,
                               std::chrono::nanoseconds age) {
-  Task& t = *tasks_[spout_task];
+  Task& t = TaskAt(spout_task);
   if (outcome == TreeOutcome::kAcked) {
     t.stats().complete_latency.Add(static_cast<double>(age.count()) / 1e6);
   }
@@ -487,8 +487,9 @@ ClusterSnapshot LocalCluster::Snapshot() {
   }
   capacity_.Sample(
       [this, now](int t) -> std::optional<double> {
-        if (static_cast<std::size_t>(t) >= tasks_.size() || !tasks_[t]) return std::nullopt;
-        return tasks_[t]->BusyMs(now);
+        if (static_cast<std::size_t>(t) >= tasks_.size() || !tasks_[base::Idx(t)])
+          return std::nullopt;
+        return TaskAt(t).BusyMs(now);
       },
       now);
   for (std::size_t ci = 0; ci < plan_.components.size(); ++ci) {
@@ -498,8 +499,8 @@ ClusterSnapshot LocalCluster::Snapshot() {
     cs.spout = c.def->is_spout();
     cs.tasks = static_cast<int>(c.tasks.size());
     for (int t : c.tasks) {
-      if (t >= static_cast<int>(tasks_.size()) || !tasks_[t]) continue;
-      const Task& task = *tasks_[t];
+      if (t >= static_cast<int>(tasks_.size()) || !tasks_[base::Idx(t)]) continue;
+      const Task& task = TaskAt(t);
       cs.totals.Merge(task.stats());
       cs.per_task.push_back(
           TaskRow{t, task.stats(), capacity_.OfTask(t), task.Ready(), task.pid()});

@@ -160,7 +160,8 @@ class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost
   Acker acker_;
   IdGenerator ids_;
   ComponentLogs logs_;
-  std::vector<std::unique_ptr<Task>> tasks_;  // by task id (index 0 unused)
+  std::vector<std::unique_ptr<Task>> tasks_;                     // by task id (index 0 unused)
+  Task& TaskAt(int id) const { return *tasks_[base::Idx(id)]; }  // an existing task's
   std::vector<std::string> last_error_;
   std::vector<Clock::time_point> last_error_at_;
   boost::asio::steady_timer housekeeping_timer_;

@@ -37,7 +37,7 @@ void CheckTaskLimit(const std::vector<const ComponentDef*>& defs, const nlohmann
 std::string TaskToComponentJson(const Plan& plan) {
   nlohmann::json map = nlohmann::json::object();
   for (int t = 1; t <= plan.num_tasks(); ++t) {
-    map[std::to_string(t)] = plan.components[plan.task_component[t]].id;
+    map[std::to_string(t)] = plan.ComponentOfTask(t).id;
   }
   return map.dump();
 }
@@ -91,19 +91,19 @@ Plan MakePlan(const Topology& topology, const nlohmann::json& overrides) {
     for (const auto& in : plan.components[ti].def->inputs) {
       int si = plan.FindComponent(in.component);
       if (si < 0) continue;  // validation reports it
-      auto& src = plan.components[si];
+      auto& src = plan.components[base::Idx(si)];
       auto it = src.stream_index.find(in.stream);
       if (it == src.stream_index.end()) continue;
       Subscription sub;
       sub.target_component = static_cast<int>(ti);
       sub.type = in.grouping.type;
       for (const auto& f : in.grouping.fields) {
-        const auto& fields = src.streams[it->second].fields;
+        const auto& fields = src.stream(it->second).fields;
         auto pos = std::find(fields.begin(), fields.end(), f);
         if (pos != fields.end())
           sub.field_indices.push_back(static_cast<int>(pos - fields.begin()));
       }
-      src.subscribers[it->second].push_back(std::move(sub));
+      src.subscribers[base::Idx(it->second)].push_back(std::move(sub));
     }
   }
   return plan;

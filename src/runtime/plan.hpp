@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/index.hpp"
 #include "multilang/serializer.hpp"
 #include "runtime/topology.hpp"
 
@@ -37,6 +38,8 @@ struct PlannedComponent {
   std::vector<std::vector<Subscription>> subscribers;
   nlohmann::json config;  // effective: defaults < topology < component < overrides
   multilang::Serializer serializer = multilang::Serializer::kJson;  // what a shell child speaks
+
+  const PlannedStream& stream(int index) const { return streams[base::Idx(index)]; }
 };
 
 struct Plan {
@@ -50,6 +53,13 @@ struct Plan {
   std::string task_to_component_json;
   int num_tasks() const { return static_cast<int>(task_component.size()) - 1; }
   int FindComponent(std::string_view id) const;
+
+  // Lookups by the ints the data path carries; each must be in range (see base/index.hpp).
+  const PlannedComponent& component(int index) const { return components[base::Idx(index)]; }
+  int ComponentIndexOfTask(int task) const { return task_component[base::Idx(task)]; }
+  const PlannedComponent& ComponentOfTask(int task) const {
+    return component(ComponentIndexOfTask(task));
+  }
 };
 
 // Builds the plan. The topology must have passed validation and outlive the plan. Throws

@@ -3,17 +3,18 @@
 namespace sparse::runtime {
 
 Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
-  routes_.resize(plan.num_tasks() + 1);
-  counts_.resize(plan.num_tasks() + 1);
+  routes_.resize(base::Idx(plan.num_tasks() + 1));
+  counts_.resize(base::Idx(plan.num_tasks() + 1));
   for (int task = 1; task <= plan.num_tasks(); ++task) {
-    const auto& c = plan.components[plan.task_component[task]];
-    auto& per_stream = routes_[task];
+    const auto& c = plan.ComponentOfTask(task);
+    auto& per_stream = routes_[base::Idx(task)];
     per_stream.resize(c.streams.size());
-    counts_[task].resize(c.streams.size());
+    counts_[base::Idx(task)].resize(c.streams.size());
     for (std::size_t s = 0; s < c.streams.size(); ++s) {
       for (const auto& sub : c.subscribers[s]) {
-        const auto& tasks = plan.components[sub.target_component].tasks;
-        per_stream[s].push_back(Out{&sub, MakeGrouping(sub, tasks, seed ^ (task * 7919ULL + s))});
+        const auto& tasks = plan.component(sub.target_component).tasks;
+        const std::uint64_t stream_seed = seed ^ (static_cast<std::uint64_t>(task) * 7919U + s);
+        per_stream[s].push_back(Out{&sub, MakeGrouping(sub, tasks, stream_seed)});
       }
     }
   }
@@ -22,8 +23,8 @@ Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
 std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tuple,
                                          std::optional<std::int64_t> direct_task,
                                          std::vector<int>& targets) {
-  const auto& src = plan_.components[plan_.task_component[source_task]];
-  const auto& stream = src.streams[tuple.stream];
+  const auto& src = plan_.ComponentOfTask(source_task);
+  const auto& stream = src.stream(tuple.stream);
   if (tuple.size() != stream.fields.size()) {
     std::string fields;
     for (const auto& f : stream.fields) fields += (fields.empty() ? "" : ", ") + f;
@@ -31,8 +32,8 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
            "`, which declares " + std::to_string(stream.fields.size()) + " field(s) [" + fields +
            "]";
   }
-  const auto& outs = routes_[source_task][tuple.stream];
-  auto& count = counts_[source_task][tuple.stream];
+  const auto& outs = routes_[base::Idx(source_task)][base::Idx(tuple.stream)];
+  auto& count = counts_[base::Idx(source_task)][base::Idx(tuple.stream)];
   if (direct_task) {
     if (!stream.direct) {
       return "direct emit (task " + std::to_string(*direct_task) + ") to stream `" + stream.id +
@@ -42,7 +43,7 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
     if (t < 1 || t > plan_.num_tasks()) {
       return "direct emit to task " + std::to_string(t) + ", which does not exist";
     }
-    const int target_component = plan_.task_component[static_cast<int>(t)];
+    const int target_component = plan_.ComponentIndexOfTask(static_cast<int>(t));
     for (const auto& out : outs) {
       if (out.sub->target_component == target_component) {
         targets.push_back(static_cast<int>(t));
@@ -52,7 +53,7 @@ std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tu
       }
     }
     return "direct emit to task " + std::to_string(t) + " (`" +
-           plan_.components[target_component].id + "`), which does not subscribe to stream `" +
+           plan_.component(target_component).id + "`), which does not subscribe to stream `" +
            stream.id + "` of `" + src.id + "`";
   }
   if (stream.direct) {

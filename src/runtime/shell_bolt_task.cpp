@@ -63,8 +63,8 @@ void ShellBoltTask::Pump() {
     if (t.tick) {
       encoder_.Tick(out_, id, t.tick_freq_secs);
     } else {
-      const auto& src = host_.plan().components[t.tuple->source_component];
-      if (auto err = encoder_.Tuple(out_, id, src.id, src.streams[t.tuple->stream].id,
+      const auto& src = host_.plan().component(t.tuple->source_component);
+      if (auto err = encoder_.Tuple(out_, id, src.id, src.stream(t.tuple->stream).id,
                                     t.tuple->source_task, t.tuple->values_json)) {
         // Values are validated where they enter; one this encoding cannot carry fails its
         // trees (replayed by their spouts) instead of reaching the child half-written.
