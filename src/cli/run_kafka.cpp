@@ -19,11 +19,6 @@ using nlohmann::json;
 constexpr int kWellKnownPort = 9092;
 constexpr int kDefaultPartitions = 4;
 
-bool IsKafka(const runtime::ComponentDef& c) {
-  return c.builtin == "kafka_spout" || c.builtin == "kafka_bolt" ||
-         (c.builtin == "keyed_aggregate" && c.builtin_options.contains("state_topic"));
-}
-
 bool IsEmbedded(const json& v) {
   return v.is_string() && v.get<std::string>() == kEmbeddedKafka;
 }
@@ -54,7 +49,7 @@ std::string BootstrapOf(const runtime::Topology& t, const runtime::ComponentDef&
 
 bool AsksForEmbedded(const runtime::Topology& t, const runtime::ComponentDef& c,
                      const json& overrides) {
-  return IsKafka(c) && BootstrapOf(t, c, overrides) == kEmbeddedKafka;
+  return kafka::TalksToKafka(c) && BootstrapOf(t, c, overrides) == kEmbeddedKafka;
 }
 
 // Every topic a component names, with the partitions to create it with.
@@ -115,7 +110,7 @@ std::unique_ptr<RunKafka> RunKafka::StartIfAsked(runtime::Topology& topology, js
   Replace(overrides, kafka::kBootstrapOverrideKey, address);
   Replace(topology.config, kafka::kBootstrapOverrideKey, address);
   for (auto& c : topology.components) {
-    if (!IsKafka(c)) continue;
+    if (!kafka::TalksToKafka(c)) continue;
     Replace(c.config, kafka::kBootstrapOverrideKey, address);
     Replace(c.builtin_options, "bootstrap_servers", address);
     if (c.builtin_options.is_object() && c.builtin_options.contains("properties")) {
@@ -152,7 +147,7 @@ std::optional<std::string> KafkaNeverReached(const runtime::Topology& topology,
   // components were still starting (no connection yet, but no error either) proves nothing.
   bool failed = false;
   for (const auto& c : topology.components) {
-    if (!IsKafka(c)) continue;
+    if (!kafka::TalksToKafka(c)) continue;
     const auto it = std::find_if(last.components.begin(), last.components.end(),
                                  [&](const auto& s) { return s.id == c.id; });
     if (it == last.components.end()) continue;

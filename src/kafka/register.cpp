@@ -12,7 +12,7 @@ void RegisterKafkaBuiltins(runtime::BuiltinRegistry& registry) {
   using runtime::BuiltinInfo;
   using runtime::ComponentKind;
   registry.Add(
-      BuiltinInfo{"kafka_spout",
+      BuiltinInfo{kKafkaSpoutName,
                   ComponentKind::kSpout,
                   {},
                   [](const nlohmann::json& options, std::string& error) {
@@ -32,7 +32,7 @@ void RegisterKafkaBuiltins(runtime::BuiltinRegistry& registry) {
                   },
                   &CheckExactlyOnce});
   registry.Add(
-      BuiltinInfo{"kafka_bolt",
+      BuiltinInfo{kKafkaBoltName,
                   ComponentKind::kBolt,
                   {},
                   [](const nlohmann::json& options, std::string& error) {

@@ -7,11 +7,17 @@ namespace sparse::kafka {
 
 namespace {
 bool IsExactlyOnceSpout(const runtime::ComponentDef& c) {
-  if (c.builtin != "kafka_spout" || !c.builtin_options.is_object()) return false;
+  if (c.builtin != kKafkaSpoutName || !c.builtin_options.is_object()) return false;
   auto it = c.builtin_options.find("processing_guarantee");
   return it != c.builtin_options.end() && it->is_string() && *it == "exactly_once";
 }
 }  // namespace
+
+bool TalksToKafka(const runtime::ComponentDef& c) {
+  return c.builtin == kKafkaSpoutName || c.builtin == kKafkaBoltName ||
+         (c.builtin == kKeyedAggregateName && c.builtin_options.is_object() &&
+          c.builtin_options.contains("state_topic"));
+}
 
 bool IsExactlyOnceTopology(const runtime::Topology& t) {
   for (const auto& c : t.components) {

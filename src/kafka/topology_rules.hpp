@@ -15,9 +15,15 @@
 
 namespace sparse::kafka {
 
-// The name of the built-ins whose writes are part of the epochs' transactions.
+// The names the Kafka built-ins are registered under (register.cpp). The bolt's and
+// keyed_aggregate's writes are part of the epochs' transactions.
+inline constexpr const char* kKafkaSpoutName = "kafka_spout";
 inline constexpr const char* kKafkaBoltName = "kafka_bolt";
 inline constexpr const char* kKeyedAggregateName = "keyed_aggregate";
+
+// Whether `c` is a client of a Kafka cluster: the Kafka spout or bolt, or a keyed_aggregate that
+// keeps its state in a topic (`state_topic`). `sparse run` gives such components their brokers.
+bool TalksToKafka(const runtime::ComponentDef& c);
 
 bool IsExactlyOnceTopology(const runtime::Topology& t);
 
