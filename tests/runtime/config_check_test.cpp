@@ -1,5 +1,6 @@
 // Config validation, data-driven: tests/runtime/data/config_cases.txt holds each case's config
 // block and the diagnostics it must give (see that file's header for the format).
+// Then reading (ConfigView: fractional seconds, limits that are off until set) and merging.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -115,6 +116,61 @@ TEST(ConfigView, AWrongTypeReadsAsTheDefault) {
   const ConfigView view(&c);
   EXPECT_EQ(view.SecondsValue(keys::kMessageTimeoutSecs), std::chrono::seconds(30));
   EXPECT_FALSE(view.Int(keys::kMaxSpoutPending));
+}
+
+// sparse's own *.secs keys take fractions, and a view keeps the milliseconds. Storm's (tick
+// frequency, message timeout) are whole seconds there: a fraction is refused by the check and
+// reads as the default.
+TEST(ConfigView, SparsesSecondsMayBeFractionalStormsAreWhole) {
+  const std::pair<nlohmann::json, std::chrono::milliseconds> cases[] = {
+      {30, std::chrono::milliseconds(30000)},
+      {1.5, std::chrono::milliseconds(1500)},
+      {0.25, std::chrono::milliseconds(250)},
+      {0.0014, std::chrono::milliseconds(1)},  // below a millisecond: truncated
+  };
+  for (const auto& [value, expected] : cases) {
+    const nlohmann::json c = {{keys::kHandshakeTimeoutSecs, value}};
+    EXPECT_TRUE(CheckConfig(c).empty()) << value.dump();
+    EXPECT_EQ(ConfigView(&c).Seconds(keys::kHandshakeTimeoutSecs), expected) << value.dump();
+  }
+  const nlohmann::json storm = {{keys::kTickTupleFreqSecs, 1.5}};
+  const auto issues = CheckConfig(storm);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].key, keys::kTickTupleFreqSecs);
+  EXPECT_FALSE(ConfigView(&storm).Seconds(keys::kTickTupleFreqSecs)) << "its default: no ticks";
+}
+
+TEST(ConfigView, ALimitThatIsOffByDefaultIsNulloptUntilSet) {
+  const nlohmann::json unset = nlohmann::json::object();
+  EXPECT_FALSE(ConfigView(&unset).Int(keys::kMaxSpoutPending));
+  EXPECT_FALSE(ConfigView(&unset).Seconds(keys::kTickTupleFreqSecs));
+  EXPECT_TRUE(ConfigView(&unset).AckingEnabled());
+  const nlohmann::json set = {{keys::kMaxSpoutPending, 7}, {keys::kAckerExecutors, 0}};
+  EXPECT_EQ(ConfigView(&set).Int(keys::kMaxSpoutPending), 7);
+  EXPECT_FALSE(ConfigView(&set).AckingEnabled());
+}
+
+// A null merged over a value replaces it (Storm merges maps the same way), and a view reads the
+// null as the key's default: `-o topology.max.spout.pending=null` lifts a limit the file set.
+TEST(MergeConfig, ANullReplacesTheValueAndReadsAsTheDefault) {
+  nlohmann::json base = {{keys::kMaxSpoutPending, 10}, {keys::kMessageTimeoutSecs, 5}};
+  MergeConfig(base, nlohmann::json{{keys::kMaxSpoutPending, nullptr}, {"myapp.k", "v"}});
+  EXPECT_TRUE(base.at(keys::kMaxSpoutPending).is_null());
+  EXPECT_EQ(base.at("myapp.k"), "v");
+  EXPECT_EQ(base.at(keys::kMessageTimeoutSecs), 5) << "keys the overlay lacks stay";
+  const ConfigView view(&base);
+  EXPECT_FALSE(view.Int(keys::kMaxSpoutPending));
+  EXPECT_EQ(view.SecondsValue(keys::kMessageTimeoutSecs), std::chrono::seconds(5));
+}
+
+TEST(MergeConfig, AnOverlayThatIsNotAMappingChangesNothing) {
+  const nlohmann::json before = {{keys::kMaxSpoutPending, 10}};
+  for (const nlohmann::json& over : {nlohmann::json(nullptr), nlohmann::json(3),
+                                     nlohmann::json::array({1, 2}), nlohmann::json("text")}) {
+    nlohmann::json base = before;
+    MergeConfig(base, over);
+    EXPECT_EQ(base, before) << over.dump();
+  }
 }
 
 }  // namespace
