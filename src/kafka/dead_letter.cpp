@@ -32,8 +32,8 @@ rd_kafka_resp_err_t ProduceDeadLetter(rd_kafka_t* producer, const std::string& d
   record.opaque = ref.get();
   const auto err = Produce(producer, record);
   if (err) return err;
-  headers.release();  // owned by the message now
-  ref.release();      // comes back in the delivery report
+  static_cast<void>(headers.release());  // owned by the message now
+  static_cast<void>(ref.release());      // comes back in the delivery report
   return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 

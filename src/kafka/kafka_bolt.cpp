@@ -364,7 +364,7 @@ bool KafkaBolt::Session::Produce(Record& r) {
     ProduceFailed(r, err);
     return true;
   }
-  id.release();  // comes back in the delivery report
+  static_cast<void>(id.release());  // comes back in the delivery report
   ++in_flight_;
   return true;
 }

@@ -49,7 +49,7 @@ ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error) {
     error = err;
     return nullptr;  // conf is still ours on failure: the unique_ptr frees it
   }
-  conf.release();  // owned by the client now
+  static_cast<void>(conf.release());  // owned by the client now
   return ClientPtr(rk);
 }
 

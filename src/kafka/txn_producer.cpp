@@ -21,26 +21,24 @@ TxnResult ClassifyTxnError(rd_kafka_error_t* error) {
   r.error = rd_kafka_error_string(error);
   if (rd_kafka_error_is_fatal(error)) {
     r.kind = TxnResult::Kind::kFatal;
-  } else if (rd_kafka_error_txn_requires_abort(error)) {
-    r.kind = TxnResult::Kind::kAbortable;
-  } else if (rd_kafka_error_is_retriable(error)) {
+  } else if (rd_kafka_error_is_retriable(error) && !rd_kafka_error_txn_requires_abort(error)) {
     r.kind = TxnResult::Kind::kRetriable;
   } else {
-    // Neither retriable nor abortable nor fatal (a timeout, a state error): abort and replay is
-    // the safe answer.
+    // One that requires an abort, or neither retriable nor abortable nor fatal (a timeout, a
+    // state error): abort and replay is the safe answer.
     r.kind = TxnResult::Kind::kAbortable;
   }
   return r;
 }
 
-TxnProducer::TxnProducer(boost::asio::io_context& io, Say say) : io_(io), say_(std::move(say)) {}
+TxnProducer::TxnProducer(Say say) : say_(std::move(say)) {}
 
 std::unique_ptr<TxnProducer> TxnProducer::Create(boost::asio::io_context& io,
                                                  const std::string& bootstrap,
                                                  const std::string& transactional_id,
                                                  const nlohmann::json& properties, Say say,
                                                  std::string& error) {
-  std::unique_ptr<TxnProducer> p(new TxnProducer(io, std::move(say)));
+  std::unique_ptr<TxnProducer> p(new TxnProducer(std::move(say)));
   ConfPtr conf(rd_kafka_conf_new());
   if (auto err = ApplyProperties(conf.get(), properties)) {
     error = *err;
@@ -162,7 +160,7 @@ rd_kafka_resp_err_t TxnProducer::Produce(const std::string& topic,
   record.opaque = cb.get();
   const auto err = kafka::Produce(rk_.get(), record);
   if (!err) {
-    cb.release();  // comes back with the delivery report
+    static_cast<void>(cb.release());  // comes back with the delivery report
     ++outstanding_;
   }
   return err;

@@ -70,10 +70,9 @@ class TxnProducer {
   std::size_t Outstanding() const { return outstanding_; }
 
  private:
-  TxnProducer(boost::asio::io_context& io, Say say);
+  explicit TxnProducer(Say say);
   void Run(std::function<TxnResult(rd_kafka_t*)> call, Done done);
 
-  boost::asio::io_context& io_;
   Say say_;
   ClientPtr rk_;
   QueuePtr main_;

@@ -69,7 +69,7 @@ HttpResult Exchange(http::verb method, const std::string& url,
   stream.expires_after(timeout);
   // Each step stops at the first error, which becomes the result.
   resolver.async_resolve(
-      u.host, u.port, [&](beast::error_code resolved, tcp::resolver::results_type r) {
+      u.host, u.port, [&](beast::error_code resolved, const tcp::resolver::results_type& r) {
         if (resolved) {
           result = resolved;
           return;
