@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kafka/rdkafka_handles.hpp"
+#include "unsent_producer.hpp"
 
 namespace sparse::kafka {
 namespace {
@@ -33,35 +34,12 @@ void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opaque) {
   r.topic = rd_kafka_topic_name(msg->rkt);
   if (msg->key) r.key.assign(static_cast<const char*>(msg->key), msg->key_len);
   if (msg->payload) r.value.assign(static_cast<const char*>(msg->payload), msg->len);
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (rd_kafka_message_headers(msg, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    const char* name = nullptr;
-    const void* value = nullptr;
-    std::size_t size = 0;
-    for (std::size_t i = 0; !rd_kafka_header_get_all(hdrs, i, &name, &value, &size); ++i) {
-      r.headers.emplace_back(name, std::string(static_cast<const char*>(value), size));
-    }
-  }
+  r.headers = HeadersOf(*msg);
   out->push_back(std::move(r));
 }
 
-// A producer that never reaches a broker, queueing at most `queue` messages.
 ClientPtr Producer(std::vector<DeliveredLetter>& reports, int queue) {
-  ConfPtr conf(rd_kafka_conf_new());
-  EXPECT_FALSE(SetProperty(conf.get(), "bootstrap.servers", "127.0.0.1:1"));
-  EXPECT_FALSE(SetProperty(conf.get(), "queue.buffering.max.messages", std::to_string(queue)));
-  EXPECT_FALSE(SetProperty(conf.get(), "log_level", "0"));
-  rd_kafka_conf_set_opaque(conf.get(), &reports);
-  rd_kafka_conf_set_dr_msg_cb(conf.get(), &OnDelivery);
-  std::string error;
-  ClientPtr p = NewClient(RD_KAFKA_PRODUCER, std::move(conf), error);
-  EXPECT_TRUE(p) << error;
-  return p;
-}
-
-void Purge(rd_kafka_t* producer) {
-  rd_kafka_purge(producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-  rd_kafka_poll(producer, 0);
+  return UnsentProducer(queue, &OnDelivery, &reports);
 }
 
 TEST(ProduceDeadLetter, QueuesTheRawRecordWithItsHeadersAndRef) {
@@ -72,7 +50,7 @@ TEST(ProduceDeadLetter, QueuesTheRawRecordWithItsHeadersAndRef) {
   ASSERT_EQ(ProduceDeadLetter(producer.get(), "dlq", "clicks", 2, &raw, ref),
             RD_KAFKA_RESP_ERR_NO_ERROR);
   EXPECT_EQ(ref, nullptr) << "the message owns the ref now";
-  Purge(producer.get());
+  PurgeUnsent(producer.get());
   ASSERT_EQ(reports.size(), 1u);
   const DeliveredLetter& r = reports[0];
   ASSERT_NE(r.ref, nullptr);
@@ -90,7 +68,7 @@ TEST(ProduceDeadLetter, ARecordWithoutRawBytesGoesWithoutKeyAndValue) {
   auto ref = std::make_unique<DeadLetterRef>(DeadLetterRef{1, 2, "why"});
   ASSERT_EQ(ProduceDeadLetter(producer.get(), "dlq", "t", 0, nullptr, ref),
             RD_KAFKA_RESP_ERR_NO_ERROR);
-  Purge(producer.get());
+  PurgeUnsent(producer.get());
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_TRUE(reports[0].key.empty());
   EXPECT_TRUE(reports[0].value.empty());
@@ -107,7 +85,7 @@ TEST(ProduceDeadLetter, ARefusedWriteLeavesTheRefWithTheCaller) {
             RD_KAFKA_RESP_ERR__QUEUE_FULL);
   ASSERT_NE(second, nullptr) << "the caller keeps the ref to retry";
   EXPECT_EQ(second->offset, 2);
-  Purge(producer.get());
+  PurgeUnsent(producer.get());
   EXPECT_EQ(reports.size(), 1u);
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "unsent_producer.hpp"
+
 namespace sparse::kafka {
 namespace {
 
@@ -66,15 +68,7 @@ void OnQueuedReport(rd_kafka_t*, const rd_kafka_message_t* m, void* reports) {
   q.partition = m->partition;
   if (m->key) q.key = std::string(static_cast<const char*>(m->key), m->key_len);
   if (m->payload) q.value = std::string(static_cast<const char*>(m->payload), m->len);
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (!rd_kafka_message_headers(m, &hdrs)) {
-    const char* name = nullptr;
-    const void* value = nullptr;
-    std::size_t size = 0;
-    for (std::size_t i = 0; !rd_kafka_header_get_all(hdrs, i, &name, &value, &size); ++i) {
-      q.headers.emplace_back(name, std::string(static_cast<const char*>(value), size));
-    }
-  }
+  q.headers = HeadersOf(*m);
   q.opaque = m->_private;
   static_cast<std::vector<Queued>*>(reports)->push_back(std::move(q));
 }
@@ -82,19 +76,10 @@ void OnQueuedReport(rd_kafka_t*, const rd_kafka_message_t* m, void* reports) {
 std::vector<Queued> ProduceUnsent(const std::vector<OutRecord>& records,
                                   std::vector<rd_kafka_resp_err_t>& results) {
   std::vector<Queued> reports;
-  ConfPtr conf(rd_kafka_conf_new());
-  EXPECT_FALSE(SetProperty(conf.get(), "bootstrap.servers", "127.0.0.1:1"));
-  EXPECT_FALSE(SetProperty(conf.get(), "queue.buffering.max.messages", "3"));
-  EXPECT_FALSE(SetProperty(conf.get(), "log_level", "0"));
-  rd_kafka_conf_set_opaque(conf.get(), &reports);
-  rd_kafka_conf_set_dr_msg_cb(conf.get(), &OnQueuedReport);
-  std::string error;
-  ClientPtr producer = NewClient(RD_KAFKA_PRODUCER, std::move(conf), error);
-  EXPECT_TRUE(producer) << error;
+  ClientPtr producer = UnsentProducer(3, &OnQueuedReport, &reports);
   if (!producer) return reports;
   for (const auto& r : records) results.push_back(Produce(producer.get(), r));
-  rd_kafka_purge(producer.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-  rd_kafka_poll(producer.get(), 0);
+  PurgeUnsent(producer.get());
   return reports;
 }
 
