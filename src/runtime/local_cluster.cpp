@@ -238,9 +238,7 @@ void LocalCluster::HandleFailure(FailureReport report) {
   if (!report.stderr_tail.empty())
     logs_.Write(report.component, task, "FAILURE", "stderr tail:\n" + report.stderr_tail);
   if (state_ == State::kStopping) return;
-  const auto ci = plan_.ComponentIndexOfTask(task);
-  last_error_[base::Idx(ci)] = report.reason;
-  last_error_at_[base::Idx(ci)] = Clock::now();
+  NoteLastError(task, report.reason);
 
   if (!all_started_once_) {
     if (observer_) observer_->OnTaskFailure(report, std::nullopt);
@@ -249,7 +247,7 @@ void LocalCluster::HandleFailure(FailureReport report) {
                                        ") failed to start: " + report.reason);
     return;
   }
-  ConfigView conf(&plan_.component(ci).config);
+  ConfigView conf(&plan_.ComponentOfTask(task).config);
   RestartPolicy::Limits limits;
   limits.max = conf.IntValue(keys::kRestartMax);
   limits.window = conf.SecondsValue(keys::kRestartWindowSecs);
@@ -308,10 +306,14 @@ void LocalCluster::Log(int task, multilang::LogLevel level, std::string_view msg
   if (observer_) observer_->OnLog(ComponentOf(task), task, l, msg);
 }
 
+void LocalCluster::NoteLastError(int task, std::string text) {
+  const std::size_t ci = base::Idx(plan_.ComponentIndexOfTask(task));
+  last_error_[ci] = std::move(text);
+  last_error_at_[ci] = Clock::now();
+}
+
 void LocalCluster::ReportError(int task, std::string_view msg) {
-  const int ci = plan_.ComponentIndexOfTask(task);
-  last_error_[base::Idx(ci)] = std::string(msg.substr(0, 2000));
-  last_error_at_[base::Idx(ci)] = Clock::now();
+  NoteLastError(task, std::string(msg.substr(0, 2000)));
   logs_.Write(ComponentOf(task), task, "ERROR", msg);
   if (observer_) observer_->OnComponentError(ComponentOf(task), task, msg);
 }

@@ -162,6 +162,8 @@ class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost
   ComponentLogs logs_;
   std::vector<std::unique_ptr<Task>> tasks_;                     // by task id (index 0 unused)
   Task& TaskAt(int id) const { return *tasks_[base::Idx(id)]; }  // an existing task's
+  // The component's last error and when it came (the stats' last_error), for `task`'s component.
+  void NoteLastError(int task, std::string text);
   std::vector<std::string> last_error_;
   std::vector<Clock::time_point> last_error_at_;
   boost::asio::steady_timer housekeeping_timer_;
