@@ -35,7 +35,7 @@ const std::vector<Setting>& Settings() {
       {keys::kHandshakeTimeoutSecs, T::kNumber, 30, 0.001, kDay},
       {keys::kHeartbeatSecs, T::kNumber, 1, 0.001, 3600},
       {keys::kSpoutMaxUnsynced, T::kInt, 64, 1, 1e6},
-      {keys::kSpoutMaxUnsyncedNexts, T::kInt, 8, 1, 1e6},
+      {keys::kSpoutMaxUnsyncedNexts, T::kInt, 32, 1, 1e6},
       {keys::kSpoutMaxFailingNexts, T::kInt, 100, 0, 1e9},
       {keys::kMaxMessageBytes, T::kInt, 64 * 1024 * 1024, 1024, 1ull << 40},
       {keys::kShutdownGraceSecs, T::kNumber, 5, 0, kDay},

@@ -14,13 +14,14 @@ using multilang::Command;
 ShellSpoutTask::ShellSpoutTask(TaskHost& host, ProcessHost& process, SpoutHost& spout_host,
                                int task_id)
     : ShellTask(host, process, task_id),
+      next_window_(static_cast<std::size_t>(
+          ConfigView(&cdef_.config).IntValue(keys::kSpoutMaxUnsyncedNexts))),
       spout_host_(spout_host),
       ledger_(stats_, SpoutLedger::LimitsOf(ConfigView(&cdef_.config))),
       rest_timer_(host.io()) {
   ConfigView conf(&cdef_.config);
   rest_ = std::chrono::milliseconds(conf.IntValue(keys::kSleepSpoutWaitMs));
   max_unsynced_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsynced));
-  max_unsynced_nexts_ = static_cast<std::size_t>(conf.IntValue(keys::kSpoutMaxUnsyncedNexts));
   max_failing_nexts_ = conf.IntValue(keys::kSpoutMaxFailingNexts);
 }
 
@@ -99,7 +100,7 @@ void ShellSpoutTask::Pump() {
 }
 
 bool ShellSpoutTask::MayAskForNext() {
-  const std::size_t nexts_allowed = emitting_ && !awaits_task_ids_ ? max_unsynced_nexts_ : 1;
+  const std::size_t nexts_allowed = emitting_ && !awaits_task_ids_ ? next_window_.Allowed() : 1;
   if (nexts_unsynced_ >= nexts_allowed || unsynced_.size() >= max_unsynced_) return false;
   if (!active_ || resting_ || stopping_) return false;
   const bool throttled = spout_host_.Throttled(id_);
@@ -118,6 +119,7 @@ void ShellSpoutTask::OnCommand(multilang::ComponentMessage& msg, const std::stri
       if (unsynced_.empty()) return;  // tolerated: storm.py-style spouts may sync spontaneously
       const Unsynced done = unsynced_.front();
       unsynced_.pop_front();
+      next_window_.Synced(done.sent, multilang::LoopClock::Now());
       if (!done.is_next) {
         Pump();
         return;
@@ -199,8 +201,9 @@ void ShellSpoutTask::HandleEmit(multilang::ComponentMessage& msg, const std::str
 
 void ShellSpoutTask::Housekeeping(Clock::time_point now) {
   if (!Ready() || !ReadsItsStdin(now)) return;
-  if (!unsynced_.empty() && now - unsynced_.front().sent > subprocess_timeout_) {
-    Violation("no `sync` for " + SecondsText(now - unsynced_.front().sent) +
+  const auto since = unsynced_.empty() ? now : next_window_.WorkingSince(unsynced_.front().sent);
+  if (now - since > subprocess_timeout_) {
+    Violation("no `sync` for " + SecondsText(now - since) +
                   " s after a command (topology.subprocess.timeout.secs): the spout is stuck",
               {});
     return;
@@ -220,6 +223,7 @@ void ShellSpoutTask::OnBroken() {
   resting_ = false;
   unsynced_.clear();
   nexts_unsynced_ = 0;
+  next_window_.Reset();
   emitting_ = false;
   awaits_task_ids_ = true;
   active_ = false;

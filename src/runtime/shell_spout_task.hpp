@@ -7,21 +7,22 @@
 // read a command first; Storm's storm.py, pystorm and both sparse adapters keep such commands for
 // later. Setting the key to 1 gives Storm's strict one-command-at-a-time behaviour.
 //
-// `next` commands are pipelined too, up to sparse.spout.max.unsynced.nexts (1: one at a time),
-// but only while the spout keeps emitting (the last synced `next` emitted a tuple) without
-// asking for task ids (a spout written against the bare protocol, as Storm's own examples are,
-// may take whatever message follows its emit for the reply: with one `next` at a time and no
-// acks, that is always the reply, as in Storm), and only
-// while topology.max.spout.pending would hold even if every `next` in flight emitted as many
-// tuples as the most any one `next` of this spout has emitted: Storm asks for a tuple only below
-// the cap, and so does this, counting the tuples already asked for. Without it, a spout pays a
-// round trip to the runtime (two pipe wake-ups) per `next`; with it, one per batch.
+// `next` commands are pipelined too, up to sparse.spout.max.unsynced.nexts (1: one at a time) and
+// as many as the spout answers within 50 ms at its pace (NextWindow), but only while the spout
+// keeps emitting (the last synced `next` emitted a tuple) without asking for task ids (a spout
+// written against the bare protocol, as Storm's own examples are, may take whatever message follows
+// its emit for the reply: with one `next` at a time and no acks, that is always the reply, as in
+// Storm), and only while topology.max.spout.pending would hold even if every `next` in flight
+// emitted as many tuples as the most any one `next` of this spout has emitted: Storm asks for a
+// tuple only below the cap, and so does this, counting the tuples already asked for. Without it, a
+// spout pays a round trip to the runtime (two pipe wake-ups) per `next`; with it, one per batch.
 //
 // `next` is withheld while the spout is inactive, throttled by backpressure, or has
 // topology.max.spout.pending trees outstanding; after a `next` that emitted nothing, the spout
 // rests topology.sleep.spout.wait.strategy.time.ms (the `next`s already written still run, and
 // pipelining starts over with one). A spout that does not answer a command within
-// topology.subprocess.timeout.secs is declared stuck. One that reports an error instead of
+// topology.subprocess.timeout.secs of being able to start on it (NextWindow::WorkingSince) is
+// declared stuck. One that reports an error instead of
 // emitting on sparse.spout.max.failing.nexts `next`s in a row (a next_tuple() that raises every
 // time: the adapters report the exception and carry on) is as dead as a process that exits, and
 // is failed like one, so that restarts, their backoff and crash-loop detection apply.
@@ -30,6 +31,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
 
+#include "runtime/next_window.hpp"
 #include "runtime/shell_task.hpp"
 #include "runtime/spout_ledger.hpp"
 
@@ -75,7 +77,7 @@ class ShellSpoutTask final : public ShellTask {
   std::deque<Unsynced> unsynced_;  // written, sync not yet received; oldest first
   std::size_t max_unsynced_ = 64;
   std::size_t nexts_unsynced_ = 0;  // `next`s among them
-  std::size_t max_unsynced_nexts_ = 8;
+  NextWindow next_window_;
   bool emitting_ = false;           // the last synced `next` emitted a tuple
   bool awaits_task_ids_ = true;     // its last emit asked for task ids (or none came yet)
   std::int64_t most_per_next_ = 1;  // the most tuples one `next` of this task has emitted

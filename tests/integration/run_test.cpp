@@ -409,6 +409,31 @@ bolts:
   EXPECT_EQ(seen["most_pending"], 5) << r.err;
 }
 
+// A spout that takes a while per `next` (1.2 s here, under a 2 s topology.subprocess.timeout.secs)
+// is working, not stuck, however many `next`s wait for it in its pipe: the time a command is
+// given counts from when the spout could start on it (its write, or the previous sync), not from
+// its write alone. Each emitted tuple is acked, and the spout is never restarted.
+TEST(SpoutNextPipelining, ASlowSpoutIsNotStuck) {
+  Sandbox sb;
+  sb.Write("topo.yaml", R"(name: slow
+config: {topology.subprocess.timeout.secs: 2, test.count: 4, test.next.sleep: 1.2}
+spouts:
+  - {id: numbers, command: )" +
+                            Py("SlowNextSpout") +
+                            R"(, outputs: [n]}
+bolts:
+  - {id: sink, command: )" + Py("RecordSink") +
+                            R"(, inputs: [numbers]}
+)");
+  auto r = sb.Run(StatsRunArgs(sb, {"-t", "7"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("stuck"), std::string::npos) << r.err;
+  const json spout = StatsOf(ReadStats(sb), "numbers");
+  EXPECT_EQ(spout["restarts"], 0) << r.err;
+  EXPECT_EQ(spout["acked"], 4) << r.err;
+  EXPECT_EQ(sb.Lines("sink-").size(), 4u);
+}
+
 // Issue 18: values that are not valid JSON (`[tru]`) or are nested 100,000 deep passed the
 // runtime and broke the bolt that received them, which was then blamed, and restarted in a loop,
 // for the sender's fault. The runtime checks a tuple where it enters: the sender broke the
