@@ -1,5 +1,7 @@
 """Spout and ReliableSpout, against real component processes."""
 
+import os
+import tempfile
 import unittest
 
 from host import HostTestCase
@@ -79,6 +81,23 @@ class SpoutTest(HostTestCase, unittest.TestCase):
         host.recv_command("sync")
         host.recv_command("log", msg="activated")
         host.recv_command("sync")
+
+
+    def test_answers_are_not_held_while_a_later_command_blocks(self):
+        # The host wrote two `next`s ahead (sparse pipelines them). The first is answered at
+        # once; the second blocks in next_tuple() until the test has the first answer. Output
+        # held for a burst of input must not wait for the slow command behind it: the runtime
+        # would take a spout with nothing to show for topology.subprocess.timeout.secs as stuck.
+        with tempfile.TemporaryDirectory() as tmp:
+            release = os.path.join(tmp, "release")
+            host = self.start("blocking_spout.py")
+            host.handshake(conf={"test.release": release})
+            host.send_raw(host.encode(command("next")) + host.encode(command("next")))
+            host.recv_command("emit", tuple=["call 1"], id=1)
+            host.recv_command("sync")
+            open(release, "w").close()
+            host.recv_command("emit", tuple=["call 2"], id=2)
+            host.recv_command("sync")
 
 
 class ReliableSpoutTest(HostTestCase, unittest.TestCase):

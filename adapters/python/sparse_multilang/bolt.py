@@ -2,55 +2,16 @@
 
 import collections
 import threading
-import time
 import traceback
 
 from .component import Component
-from .protocol import HOLD_SECONDS, HostGone, ProtocolError
+from .protocol import HostGone, ProtocolError
 from .tuples import Tuple
+from .watchdog import Watchdog
 
 __all__ = ["Bolt"]
 
 _SYNC = {"command": "sync"}
-
-
-class _Watchdog:
-    """Keeps a busy bolt alive: while the main thread is inside ``initialize`` or a callback
-    and has written nothing for ``period`` seconds, writes ``{"command": "sync"}``. It also
-    flushes output the main thread held back (see protocol.HOLD_SECONDS) once it is that old,
-    so the emits of a long ``process`` call do not wait for it to return.
-
-    The host counts any message as a sign of life (Storm's ShellBolt does too), so a long
-    ``process`` call is not mistaken for a dead process, while a truly stuck one (or one whose
-    main thread never returns to the protocol) still stops answering heartbeats in time. This
-    thread only writes, through the shared writer's lock; all reading stays on the main thread,
-    so the hot path has no thread hand-off.
-    """
-
-    def __init__(self, bolt, period=1.0):
-        self._bolt = bolt
-        self._period = period
-        self._thread = threading.Thread(target=self._run, name="sparse-multilang-watchdog",
-                                        daemon=True)
-
-    def start(self):
-        self._thread.start()
-
-    def _run(self):
-        bolt = self._bolt
-        while True:
-            time.sleep(HOLD_SECONDS)
-            writer = bolt._writer
-            if writer is None:
-                continue
-            try:
-                held_since = writer.held_since
-                if held_since is not None and time.monotonic() - held_since >= HOLD_SECONDS:
-                    writer.flush()
-                if bolt._busy and time.monotonic() - writer.last_write >= self._period:
-                    bolt._send(_SYNC)
-            except (Exception, HostGone):
-                return
 
 
 def _tuple_id(tup):
@@ -138,7 +99,7 @@ class Bolt(Component):
         self._own_run_callback = type(self)._run_callback is Bolt._run_callback
         self._main_thread = threading.get_ident()
         self._busy = True  # initialize() runs next
-        _Watchdog(self).start()
+        Watchdog(self, keep_alive=True).start()
 
     def _loop(self):
         self._busy = False

@@ -6,6 +6,7 @@ import traceback
 
 from .component import Component
 from .protocol import HostGone
+from .watchdog import Watchdog
 
 __all__ = ["Spout"]
 
@@ -100,6 +101,10 @@ class Spout(Component):
                                                               traceback.format_exc()))
             # This loop is the protocol thread: its output may be held (see protocol.py).
             send(_SYNC, hold=True)
+
+    def _start(self):
+        # Answers held for a burst of commands go out while a slow hook runs (see watchdog.py).
+        Watchdog(self).start()
 
     def _on_next(self):
         self.next_tuple()
