@@ -1,5 +1,7 @@
 #include "kafka/client_reports.hpp"
 
+#include <cstdio>
+
 #include "kafka/client_events.hpp"
 
 namespace sparse::kafka {
@@ -39,6 +41,17 @@ void ClientReports::Report(const std::string& key, const std::string& message) {
 void ClientReports::Fatal(const std::string& message) {
   fatal_ = true;
   out_.Fatal(message);
+}
+
+void ClientReports::Escaped(const char* where, const char* what) noexcept {
+  fatal_ = true;
+  try {
+    out_.Fatal(std::string(where) + " threw: " + what);
+  } catch (...) {
+    std::fputs("sparse: a Kafka component stops: its ", stderr);
+    std::fputs(where, stderr);
+    std::fputs(" threw, and reporting it failed too\n", stderr);
+  }
 }
 
 }  // namespace sparse::kafka

@@ -11,6 +11,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "kafka/report_throttle.hpp"
@@ -38,10 +39,26 @@ class ClientReports {
   void Report(const std::string& key, const std::string& message);
   // The component cannot go on (BuiltinCollector::Fatal).
   void Fatal(const std::string& message);
+  // Runs `body`, a librdkafka callback's work (or a destructor's), where no exception may leave:
+  // librdkafka's C frames cannot unwind, so one would end the whole runtime (std::terminate).
+  // An exception becomes a fatal error of this component alone, naming `where`; should even that
+  // report throw (no memory left), the component still stops (fatal()) and stderr says why.
+  template <class Body>
+  void Guarded(const char* where, Body&& body) noexcept {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      Escaped(where, e.what());
+    } catch (...) {
+      Escaped(where, "an exception that is not a std::exception");
+    }
+  }
   bool fatal() const { return fatal_; }
   std::uint64_t client_errors() const { return client_errors_; }
 
  private:
+  void Escaped(const char* where, const char* what) noexcept;
+
   runtime::BuiltinCollector& out_;
   std::string bootstrap_;
   ReportThrottle throttle_;

@@ -33,7 +33,9 @@ class KafkaBolt::Session {
   Session(const BoltOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io,
           int task_id)
       : o_(o), out_(out), io_(io), ticker_(io), task_id_(task_id), reports_(out) {}
-  ~Session() { Close(); }
+  ~Session() {
+    reports_.Guarded("closing the Kafka bolt", [this] { Close(); });
+  }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
   void Execute(const runtime::BuiltinTuple& t);
@@ -55,6 +57,7 @@ class KafkaBolt::Session {
   };
 
   static void OnDelivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+  void Delivered(const rd_kafka_message_t& msg);
   static void OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf);
 
@@ -163,15 +166,21 @@ void KafkaBolt::Session::Close() {
   producer_.reset();
 }
 
+// Each runs inside ClientReports::Guarded: librdkafka's C frames cannot carry an exception.
+
 void KafkaBolt::Session::OnDelivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opaque) {
   auto* self = static_cast<Session*>(opaque);
-  std::unique_ptr<std::string> id(static_cast<std::string*>(msg->_private));
+  self->reports_.Guarded("the delivery report callback", [&] { self->Delivered(*msg); });
+}
+
+void KafkaBolt::Session::Delivered(const rd_kafka_message_t& msg) {
+  std::unique_ptr<std::string> id(static_cast<std::string*>(msg._private));
   if (!id) return;
-  if (self->Settle(*id, msg->err)) return;
-  const std::string topic = msg->rkt ? rd_kafka_topic_name(msg->rkt) : "?";
-  self->Report(std::string("delivery:") + rd_kafka_err2name(msg->err),
-               "delivery to topic `" + topic + "` failed: " + rd_kafka_err2str(msg->err) +
-                   "; input tuple failed (its spout may replay it)");
+  if (Settle(*id, msg.err)) return;
+  const std::string topic = msg.rkt ? rd_kafka_topic_name(msg.rkt) : "?";
+  Report(std::string("delivery:") + rd_kafka_err2name(msg.err),
+         "delivery to topic `" + topic + "` failed: " + rd_kafka_err2str(msg.err) +
+             "; input tuple failed (its spout may replay it)");
 }
 
 bool KafkaBolt::Session::Settle(const std::string& tuple_id, rd_kafka_resp_err_t err) {
@@ -188,12 +197,15 @@ bool KafkaBolt::Session::Settle(const std::string& tuple_id, rd_kafka_resp_err_t
 }
 
 void KafkaBolt::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  static_cast<Session*>(opaque)->reports_.ClientError(rk, err, reason);
+  auto* self = static_cast<Session*>(opaque);
+  self->reports_.Guarded("librdkafka's error callback",
+                         [&] { self->reports_.ClientError(rk, err, reason); });
 }
 
 void KafkaBolt::Session::OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   if (auto* self = static_cast<Session*>(rd_kafka_opaque(rk))) {
-    self->reports_.LibrdkafkaLog(level, fac, buf);
+    self->reports_.Guarded("librdkafka's log callback",
+                           [&] { self->reports_.LibrdkafkaLog(level, fac, buf); });
   }
 }
 

@@ -88,7 +88,9 @@ class KafkaSpout::Session final : public EpochSource {
         starts_(options.start, options.start_timestamp_ms),
         backpressure_(std::chrono::milliseconds(options.backpressure_pause_ms)) {}
 
-  ~Session() override { Close(); }
+  ~Session() override {
+    reports_.Guarded("closing the Kafka spout", [this] { Close(); });
+  }
 
   std::optional<std::string> Open(const nlohmann::json& conf);
   void NextTuple();
@@ -126,6 +128,7 @@ class KafkaSpout::Session final : public EpochSource {
   static void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void OnDeadLetterDelivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+  void DeadLetterDelivered(const rd_kafka_message_t& msg);
 
   std::optional<std::string> CreateConsumer();
   std::optional<std::string> CreateDeadLetterProducer();
@@ -427,44 +430,57 @@ void KafkaSpout::Session::FinalCommit() {
 // ---------------------------------------------------------------------------------------------
 // librdkafka callbacks
 
+// Each runs inside ClientReports::Guarded: librdkafka's C frames cannot carry an exception.
+
 void KafkaSpout::Session::OnError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  static_cast<Session*>(opaque)->reports_.ClientError(rk, err, reason);
+  auto* self = static_cast<Session*>(opaque);
+  self->reports_.Guarded("librdkafka's error callback",
+                         [&] { self->reports_.ClientError(rk, err, reason); });
 }
 
 void KafkaSpout::Session::OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   if (auto* self = static_cast<Session*>(rd_kafka_opaque(rk))) {
-    self->reports_.LibrdkafkaLog(level, fac, buf);
+    self->reports_.Guarded("librdkafka's log callback",
+                           [&] { self->reports_.LibrdkafkaLog(level, fac, buf); });
   }
 }
 
 void KafkaSpout::Session::OnCommit(rd_kafka_t*, rd_kafka_resp_err_t err,
                                    rd_kafka_topic_partition_list_t* offsets, void* opaque) {
-  static_cast<Session*>(opaque)->Committed(err, offsets);
+  auto* self = static_cast<Session*>(opaque);
+  self->reports_.Guarded("the offset commit callback", [&] { self->Committed(err, offsets); });
 }
 
 void KafkaSpout::Session::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                       rd_kafka_topic_partition_list_t* partitions, void* opaque) {
-  static_cast<Session*>(opaque)->Rebalance(rk, err, partitions);
+  auto* self = static_cast<Session*>(opaque);
+  self->reports_.Guarded("the group rebalance callback",
+                         [&] { self->Rebalance(rk, err, partitions); });
 }
 
 void KafkaSpout::Session::OnDeadLetterDelivery(rd_kafka_t*, const rd_kafka_message_t* msg,
                                                void* opaque) {
   auto* self = static_cast<Session*>(opaque);
-  std::unique_ptr<DeadLetterRef> ref(static_cast<DeadLetterRef*>(msg->_private));
+  self->reports_.Guarded("the dead-letter delivery callback",
+                         [&] { self->DeadLetterDelivered(*msg); });
+}
+
+void KafkaSpout::Session::DeadLetterDelivered(const rd_kafka_message_t& msg) {
+  std::unique_ptr<DeadLetterRef> ref(static_cast<DeadLetterRef*>(msg._private));
   if (!ref) return;
-  Partition* p = self->table_.BySlot(ref->slot);
+  Partition* p = table_.BySlot(ref->slot);
   if (!p) return;  // the partition was taken away: its new owner handles the record
-  if (!msg->err) {
-    ++self->dead_lettered_;
-    self->Done(*p, ref->offset);
+  if (!msg.err) {
+    ++dead_lettered_;
+    Done(*p, ref->offset);
     return;
   }
-  ++self->dead_letter_errors_;
-  self->Report("dead_letter", "cannot write " + p->name + "@" + std::to_string(ref->offset) +
-                                  " to dead-letter topic `" + self->o_.dead_letter_topic +
-                                  "`: " + rd_kafka_err2str(msg->err) + "; retrying");
+  ++dead_letter_errors_;
+  Report("dead_letter", "cannot write " + p->name + "@" + std::to_string(ref->offset) +
+                            " to dead-letter topic `" + o_.dead_letter_topic +
+                            "`: " + rd_kafka_err2str(msg.err) + "; retrying");
   if (PartitionOffsets::Record* rec = p->offsets.Find(ref->offset)) {
-    self->retries_.DeadLetterFailed(Clock::now(), ref->slot, ref->offset, rec->failures);
+    retries_.DeadLetterFailed(Clock::now(), ref->slot, ref->offset, rec->failures);
   }
 }
 

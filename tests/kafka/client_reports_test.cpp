@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "kafka/rdkafka_handles.hpp"
@@ -38,7 +40,11 @@ class ReportsCollector final : public runtime::BuiltinCollector {
   void ReportError(const std::string& msg) override { errors.push_back(msg); }
   void SetGauge(const std::string& name, double value) override { gauges[name].push_back(value); }
   void Wakeup() override {}
-  void Fatal(const std::string& reason) override { fatal.push_back(reason); }
+  void Fatal(const std::string& reason) override {
+    if (fatal_throws) throw std::bad_alloc();
+    fatal.push_back(reason);
+  }
+  bool fatal_throws = false;
 
  private:
   std::vector<int> none_;
@@ -103,6 +109,36 @@ TEST(ClientReports, OnlyLibrdkafkasWarningsAndWorseAreLogged) {
   ASSERT_EQ(out.logs.size(), 1u) << "repeats of a facility are held back";
   EXPECT_EQ(out.logs[0], "librdkafka COMMITFAIL: offset commit failed");
   EXPECT_EQ(out.log_levels[0], 3) << "syslog warning is the runtime's warn";
+}
+
+// librdkafka's callbacks run inside C frames that an exception cannot cross: Guarded turns one
+// into a fatal error of the component, naming where it came from, instead of std::terminate.
+TEST(ClientReports, AnExceptionInACallbackStopsTheComponentNotTheRuntime) {
+  ReportsCollector out;
+  ClientReports r(out);
+  bool ran = false;
+  r.Guarded("the test callback", [&] { ran = true; });
+  EXPECT_TRUE(ran);
+  EXPECT_FALSE(r.fatal());
+  EXPECT_TRUE(out.fatal.empty());
+
+  r.Guarded("the rebalance callback", [] { throw std::runtime_error("no such partition"); });
+  EXPECT_TRUE(r.fatal());
+  ASSERT_EQ(out.fatal.size(), 1u);
+  EXPECT_EQ(out.fatal[0], "the rebalance callback threw: no such partition");
+
+  r.Guarded("the log callback", [] { throw 42; });
+  ASSERT_EQ(out.fatal.size(), 2u);
+  EXPECT_EQ(out.fatal[1], "the log callback threw: an exception that is not a std::exception");
+}
+
+TEST(ClientReports, AReportThatThrowsTooStillStopsTheComponent) {
+  ReportsCollector out;
+  out.fatal_throws = true;
+  ClientReports r(out);
+  // Would end the test binary (std::terminate) if the second exception escaped.
+  r.Guarded("the delivery report callback", [] { throw std::bad_alloc(); });
+  EXPECT_TRUE(r.fatal());
 }
 
 }  // namespace
