@@ -25,6 +25,35 @@ struct Valid {
   std::vector<std::string> values;
 };
 
+// Strings are scanned 16 and 8 bytes at a time: whatever the string's length and wherever a byte
+// that needs a look of its own falls (first, last, across a block's edge), it is found, and
+// found where it is.
+TEST(ValidateTuple, EveryByteOfAStringIsLookedAtWhereverItFalls) {
+  for (std::size_t len = 1; len <= 40; ++len) {
+    for (std::size_t at = 0; at < len; ++at) {
+      std::string plain(len, 'x');
+      const auto with = [&](std::string_view piece) {
+        return "[\"" + plain.substr(0, at) + std::string(piece) + plain.substr(at + 1) + "\"]";
+      };
+      const std::size_t offset = 2 + at;  // after `["`
+      ValueSpans spans;
+      SCOPED_TRACE("length " + std::to_string(len) + ", at " + std::to_string(at));
+      EXPECT_EQ(ValidateTuple(with("x"), spans), std::nullopt);
+      EXPECT_EQ(ValidateTuple(with("\\n"), spans), std::nullopt);
+      EXPECT_EQ(ValidateTuple(with("\xc3\xa9"), spans), std::nullopt);  // é
+      EXPECT_EQ(ValidateTuple(with("\x01"), spans),
+                "control character in a string at byte " + std::to_string(offset));
+      EXPECT_EQ(ValidateTuple(with("\x7f"), spans), std::nullopt) << "DEL is not a control here";
+      EXPECT_EQ(ValidateTuple(with("\xff"), spans),
+                "invalid UTF-8 at byte " + std::to_string(offset));
+      EXPECT_EQ(ValidateTuple(with("\\q"), spans),
+                "invalid escape at byte " + std::to_string(offset));
+      // A quote ends the string where it is: the rest is not JSON.
+      EXPECT_NE(ValidateTuple(with("\""), spans), std::nullopt);
+    }
+  }
+}
+
 TEST(ValidateTuple, AcceptsValidArraysAndFindsTheirValues) {
   const std::vector<Valid> cases = {
       {"[]", {}},
