@@ -52,20 +52,23 @@ void BuiltinBoltTask::Pump() {
     // Ids only name inputs within this task (the acker's ids are the random ones), so a counter
     // does: short ids fit in a string without allocating.
     const std::uint64_t id = ++last_input_id_;
-    InputTuple input = std::move(queue_.front());
+    // Taken apart in place (its roots go straight into the table): no InputTuple is moved.
+    InputTuple& front = queue_.front();
+    queue_bytes_ -= front.ValueBytes();
+    const std::shared_ptr<const EmittedTuple> tuple = std::move(front.tuple);
+    const bool tick = front.tick;
+    InFlightTable::Input& held = inflight_.Add(id, std::move(front.roots), front.arrived_ns, tick,
+                                               [] { return Clock::now(); });
     queue_.pop_front();
-    queue_bytes_ -= input.ValueBytes();
-    InFlightTable::Input& held = inflight_.Add(id, std::move(input.roots), input.arrived_ns,
-                                               input.tick, [] { return Clock::now(); });
     BuiltinTuple bt;
     bt.id = std::to_string(id);
-    bt.tick = input.tick;
-    if (input.tuple) {
-      const auto& src = plan.component(input.tuple->source_component);
-      bt.tuple = input.tuple.get();
+    bt.tick = tick;
+    if (tuple) {
+      const auto& src = plan.component(tuple->source_component);
+      bt.tuple = tuple.get();
       bt.component = src.id;
-      bt.stream = src.stream(input.tuple->stream).id;
-      bt.fields = &src.stream(input.tuple->stream).fields;
+      bt.stream = src.stream(tuple->stream).id;
+      bt.fields = &src.stream(tuple->stream).fields;
       bt.roots = &held.roots;
     } else {
       bt.component = "__system";

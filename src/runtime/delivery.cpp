@@ -18,12 +18,14 @@ void DeliverFromSpout(TupleHost& host, int spout_task, std::shared_ptr<const Emi
   const auto now = multilang::LoopClock::Now();
   const std::int64_t now_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  // The last target takes the caller's reference to the tuple, sparing a count up and down.
+  const std::size_t last = targets.empty() ? 0 : targets.size() - 1;
   if (!tracked) {
-    for (int target : targets) {
+    for (std::size_t i = 0; i < targets.size(); ++i) {
       InputTuple in;
-      in.tuple = tuple;
+      in.tuple = i == last ? std::move(tuple) : tuple;
       in.arrived_ns = now_ns;
-      host.Deliver(target, std::move(in));
+      host.Deliver(targets[i], std::move(in));
     }
     return;
   }
@@ -47,7 +49,7 @@ void DeliverFromSpout(TupleHost& host, int spout_task, std::shared_ptr<const Emi
   host.acker().Init(root, all, spout_task, message_id, now);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     InputTuple in;
-    in.tuple = tuple;
+    in.tuple = i == last ? std::move(tuple) : tuple;
     in.arrived_ns = now_ns;
     in.roots.push_back({root, edges[i]});
     host.Deliver(targets[i], std::move(in));
@@ -57,9 +59,11 @@ void DeliverFromSpout(TupleHost& host, int spout_task, std::shared_ptr<const Emi
 void DeliverFromBolt(TupleHost& host, std::shared_ptr<const EmittedTuple> tuple,
                      const std::vector<int>& targets, const std::vector<AnchorRef>& anchors) {
   const std::int64_t now_ns = NowNs();
-  for (int target : targets) {
+  const std::size_t last = targets.empty() ? 0 : targets.size() - 1;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const int target = targets[i];
     InputTuple in;
-    in.tuple = tuple;
+    in.tuple = i == last ? std::move(tuple) : tuple;
     in.arrived_ns = now_ns;
     for (const AnchorRef& a : anchors) {
       if (a.roots->empty()) continue;

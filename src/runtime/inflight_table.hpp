@@ -103,8 +103,10 @@ class InFlightTable {
     const auto id = ParseId(id_text);
     auto it = id ? inputs_.find(*id) : inputs_.end();
     if (it == inputs_.end()) return id && expired_.count(*id) ? Known::kExpired : Known::kUnknown;
-    const Input in = std::move(it->second);
-    inputs_.erase(it);
+    // Out of the table before its trees are settled (a completed tree calls back into the
+    // runtime); the node is taken out whole, not moved from.
+    const auto node = inputs_.extract(it);
+    const Input& in = node.mapped();
     Settle(in, ack, acker);
     tick = in.tick;
     if (!in.tick) {
