@@ -216,7 +216,7 @@ StormTopologySource LoadTopologyForStorm(const std::optional<std::string>& arg,
   source.requirements = UseTopologyVirtualenv(source.file);
   source.topology = LoadAnyTopology(source.file, builtins, env);
   runtime::ValidateOrThrow(source.topology, builtins);
-  if (auto problems = storm::CheckSubmittable(source.topology); !problems.empty()) {
+  if (auto problems = storm::CheckSubmittable(source.topology, &builtins); !problems.empty()) {
     throw runtime::TopologyError(std::move(problems));
   }
   return source;

@@ -130,6 +130,10 @@ struct BuiltinInfo {
   std::function<void(const Topology&, std::vector<Diagnostic>& errors,
                      std::vector<Diagnostic>& warnings)>
       check_topology;
+  // Optional: what a Storm cluster offers instead, for `sparse submit`'s refusal of this
+  // built-in (it runs inside sparse's runtime, so a Storm worker cannot start it). Empty: the
+  // refusal says to replace it with a shell component.
+  std::string on_storm = {};
 };
 
 }  // namespace sparse::runtime

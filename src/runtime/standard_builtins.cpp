@@ -5,6 +5,7 @@
 //  - LogInfoBolt: logs every tuple at INFO.
 #include <array>
 #include <random>
+#include <string>
 #include <unordered_map>
 
 #include "multilang/messages.hpp"
@@ -88,6 +89,13 @@ std::vector<StreamDef> Fields(std::vector<std::string> fields) {
   return {s};
 }
 
+// These built-ins are sparse's versions of Java classes that Storm ships; a Storm cluster runs
+// the class itself.
+std::string OnStormAs(const char* java_class) {
+  return std::string("on Storm, use Storm's own ") + java_class +
+         " in a Java or Flux topology (a jar of shell components cannot start it)";
+}
+
 }  // namespace
 
 void RegisterStandardBuiltins(BuiltinRegistry& registry) {
@@ -96,7 +104,8 @@ void RegisterStandardBuiltins(BuiltinRegistry& registry) {
                 {"org.apache.storm.testing.TestWordSpout", "backtype.storm.testing.TestWordSpout"},
                 [](const nlohmann::json&, std::string&) { return Fields({"word"}); },
                 [](const nlohmann::json&) { return std::make_unique<TestWordSpout>(); },
-                {}});
+                {},
+                OnStormAs("org.apache.storm.testing.TestWordSpout")});
   registry.Add(
       {"test_word_counter",
        ComponentKind::kBolt,
@@ -105,13 +114,15 @@ void RegisterStandardBuiltins(BuiltinRegistry& registry) {
          return Fields({"word", "count"});
        },
        [](const nlohmann::json&) { return std::make_unique<TestWordCounter>(); },
-       {}});
+       {},
+       OnStormAs("org.apache.storm.testing.TestWordCounter")});
   registry.Add({"log_info",
                 ComponentKind::kBolt,
                 {"org.apache.storm.flux.wrappers.bolts.LogInfoBolt"},
                 [](const nlohmann::json&, std::string&) { return std::vector<StreamDef>{}; },
                 [](const nlohmann::json&) { return std::make_unique<LogInfoBolt>(); },
-                {}});
+                {},
+                OnStormAs("org.apache.storm.flux.wrappers.bolts.LogInfoBolt")});
 }
 
 }  // namespace sparse::runtime

@@ -162,35 +162,29 @@ nlohmann::json ComponentJson(const ComponentDef& c) {
   return j;
 }
 
-// What a Storm cluster offers instead of a built-in, for submit's refusal. Storm's Kafka spout
-// and bolt are Java components that need storm-kafka-client and a Kafka client in the topology
-// jar, which a jar of shell components does not carry; a Java or Flux topology with a shaded jar
-// does (bench/storm/run.py submits one to the single-node cluster).
-std::string OnStormInstead(const std::string& builtin) {
-  if (builtin == "kafka_spout") {
-    return "; on Storm, read Kafka with Storm's own KafkaSpout "
-           "(org.apache.storm.kafka.spout.KafkaSpout, from storm-kafka-client) in a Java or Flux "
-           "topology, or with a shell spout (`command:`) that runs a Kafka client; or keep this "
-           "topology on `sparse run`";
-  }
-  if (builtin == "kafka_bolt") {
-    return "; on Storm, write to Kafka with Storm's own KafkaBolt "
-           "(org.apache.storm.kafka.bolt.KafkaBolt, from storm-kafka-client) in a Java or Flux "
-           "topology, or with a shell bolt (`command:`) that runs a Kafka client; or keep this "
-           "topology on `sparse run`";
+// What a Storm cluster offers instead of a built-in, for submit's refusal: the built-in's own
+// word when it has one (BuiltinInfo::on_storm, kept with its registration), else the general one.
+std::string OnStormInstead(const std::string& builtin, const runtime::BuiltinRegistry* builtins) {
+  if (builtins) {
+    if (const runtime::BuiltinInfo* info = builtins->Find(builtin);
+        info && !info->on_storm.empty()) {
+      return "; " + info->on_storm;
+    }
   }
   return "; replace it with a shell component (`command:`) to submit this topology";
 }
 
 }  // namespace
 
-std::vector<Diagnostic> CheckSubmittable(const Topology& topology) {
+std::vector<Diagnostic> CheckSubmittable(const Topology& topology,
+                                         const runtime::BuiltinRegistry* builtins) {
   std::vector<Diagnostic> out;
   for (const auto& c : topology.components) {
     if (!c.builtin.empty()) {
       out.push_back({c.where, "component `" + c.id + "` is sparse's built-in `" + c.builtin +
                                   "`, which runs inside sparse's runtime and has no program a " +
-                                  "Storm worker could start" + OnStormInstead(c.builtin)});
+                                  "Storm worker could start" +
+                                  OnStormInstead(c.builtin, builtins)});
     }
     std::map<std::pair<std::string, std::string>, const runtime::InputDef*> seen;
     for (const auto& in : c.inputs) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/builtin_registry.hpp"
 #include "runtime/topology.hpp"
 #include "runtime/topology_loader.hpp"
 #include "sparse/storm/gen/storm_types.h"
@@ -24,7 +25,10 @@ namespace sparse::storm {
 
 // What keeps `topology` off a Storm cluster (built-in components, more than one subscription to
 // the same stream), each with the file and line it comes from. Empty when it can be submitted.
-std::vector<runtime::Diagnostic> CheckSubmittable(const runtime::Topology& topology);
+// Given the registry the topology was loaded with, a refused built-in's message adds what Storm
+// offers instead (BuiltinInfo::on_storm); without it, the general advice.
+std::vector<runtime::Diagnostic> CheckSubmittable(
+    const runtime::Topology& topology, const runtime::BuiltinRegistry* builtins = nullptr);
 
 // Why Nimbus would refuse `name` as a topology name, or a Storm cluster fail on it, if it would.
 std::optional<std::string> CheckTopologyName(const std::string& name);

@@ -120,7 +120,54 @@ TEST(Convert, BuiltInComponentsAreRefusedByName) {
       << problems[0].ToString();
   EXPECT_NE(problems[0].message.find("`words`"), std::string::npos);
   EXPECT_NE(problems[0].message.find("test_word_spout"), std::string::npos);
+  // Storm ships this one as a Java class: with the registry, the refusal names it.
+  const auto named = CheckSubmittable(t, &builtins);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_NE(
+      named[0].message.find("; on Storm, use Storm's own org.apache.storm.testing.TestWordSpout"),
+      std::string::npos)
+      << named[0].message;
   EXPECT_THROW(ToStormTopology(t, nlohmann::json::object()), runtime::TopologyError);
+}
+
+// A refused built-in's message carries what its registration says Storm offers instead; without
+// the registry, or for a built-in that says nothing, the general advice.
+TEST(Convert, ARefusedBuiltInSaysWhatStormOffersInstead) {
+  runtime::BuiltinRegistry builtins;
+  runtime::BuiltinInfo source{"source",
+                              runtime::ComponentKind::kSpout,
+                              {},
+                              [](const nlohmann::json&, std::string&) {
+                                runtime::StreamDef s;
+                                s.id = "default";
+                                s.fields = {"v"};
+                                return std::vector<runtime::StreamDef>{s};
+                              },
+                              {},
+                              {},
+                              "on Storm, use the source spout of the storm-source jar"};
+  runtime::BuiltinInfo silent = source;
+  silent.name = "silent";
+  silent.on_storm.clear();
+  builtins.Add(std::move(source));
+  builtins.Add(std::move(silent));
+  const auto t = runtime::LoadTopologyFromString(R"(name: hints
+spouts:
+  - {id: s, builtin: source}
+  - {id: w, builtin: silent}
+)",
+                                                 "/nonexistent/hints.yaml", builtins);
+  const auto with = CheckSubmittable(t, &builtins);
+  ASSERT_EQ(with.size(), 2u);
+  EXPECT_NE(with[0].message.find("; on Storm, use the source spout of the storm-source jar"),
+            std::string::npos)
+      << with[0].message;
+  EXPECT_NE(with[1].message.find("replace it with a shell component"), std::string::npos)
+      << with[1].message;
+  const auto without = CheckSubmittable(t);
+  ASSERT_EQ(without.size(), 2u);
+  EXPECT_EQ(without[0].message.find("storm-source"), std::string::npos) << without[0].message;
+  EXPECT_NE(without[0].message.find("replace it with a shell component"), std::string::npos);
 }
 
 TEST(Convert, TwoSubscriptionsToOneStreamAreRefused) {
