@@ -427,15 +427,32 @@ void ShellProcess::CheckExited() {
   pending_.clear();
   pending_messages_ = writing_messages_ = 0;
   queued_bytes_ = 0;
-  // Deliver whatever complete messages are still buffered before reporting the exit.
+  // Everything the child wrote goes to the owner before its exit does: the messages still
+  // buffered, then what is still in the pipe. (A read turn takes at most 4 x 64 KiB and then
+  // yields to the loop, so this poll can come between two turns of a child's last burst.) The
+  // group is dead, so the pipe holds a bounded amount; the bound guards against a descendant
+  // that left the group and writes on.
   if (!reading_paused_) {
     auto alive = gate_.ticket();
+    LoopClock::Batch batch;
     // One string for the whole batch (its buffer is swapped with the reader's for each
     // message), local so that it outlives a callback that destroys this object.
     std::string message;
-    while (reader_.NextInto(message)) {
-      callbacks_.on_message(message);
-      if (!alive) return;
+    const auto deliver = [&] {
+      while (reader_.NextInto(message)) {
+        callbacks_.on_message(message);
+        if (!alive) return false;
+      }
+      return true;
+    };
+    if (!deliver()) return;
+    const int fd = impl_->out.native_source();  // non-blocking since Start
+    for (int round = 0; round < 64 && fd >= 0 && !stdout_eof_ && !reader_.error(); ++round) {
+      const ssize_t n = ::read(fd, impl_->out_buf.data(), impl_->out_buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // drained, or the end of the file
+      reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
+      if (!deliver()) return;
     }
   }
   DrainStderrNow();

@@ -34,6 +34,8 @@ struct Child {
   bool ready = false;
   std::function<void(std::string_view)> on_line;  // every stderr line, once set
   std::optional<ExitStatus> exit;
+  int messages = 0;           // protocol messages read from its stdout
+  int messages_at_exit = -1;  // of those, how many came before on_exit
   std::unique_ptr<ShellProcess> proc;
 
   explicit Child(const std::string& script) {
@@ -41,7 +43,7 @@ struct Child {
     o.argv = {"sh", "-c", script};
     o.working_dir = std::filesystem::current_path();
     ShellProcess::Callbacks cb;
-    cb.on_message = [](std::string&) {};
+    cb.on_message = [this](std::string&) { ++messages; };
     cb.on_stderr_line = [this](std::string_view line) {
       ready = ready || line == "ready";
       if (on_line) on_line(line);
@@ -50,6 +52,7 @@ struct Child {
     cb.on_exit = [this](const ExitStatus& s) {
       EXPECT_FALSE(exit) << "on_exit called twice";
       exit = s;
+      messages_at_exit = messages;
     };
     proc = std::make_unique<ShellProcess>(io, std::move(o), std::move(cb));
     auto err = proc->Start();
@@ -85,6 +88,30 @@ TEST(ShellProcess, ReportsTheExitCode) {
   EXPECT_EQ(c.exit->code, 3);
   EXPECT_FALSE(c.exit->after_grace);
   EXPECT_FALSE(c.proc->running());
+}
+
+// Writes a burst of 900 messages of ~1 KiB and exits at once: its stdout pipe is made 1 MiB
+// (F_SETPIPE_SZ), so the whole burst is in the pipe when it is gone, more than one read turn
+// (4 x 64 KiB) takes.
+constexpr const char* kBurstThenExit = R"(exec python3 -c '
+import fcntl, sys
+fcntl.fcntl(1, 1031, 1 << 20)
+msg = b"{\"command\": \"log\", \"msg\": \"" + b"x" * 1000 + b"\"}\nend\n"
+sys.stdout.buffer.write(msg * 900)
+sys.stdout.buffer.flush()
+')";
+
+// A child's last words reach the owner before its exit does: the exit is reported only once
+// stdout is read to its end. The loop first runs when the child is long gone and the exit poll
+// is due, so a poll that took the exit before the rest of the pipe lost the messages after the
+// first read turn.
+TEST(ShellProcess, EverythingAChildWroteIsDeliveredBeforeItsExit) {
+  Child c(kBurstThenExit);
+  std::this_thread::sleep_for(600ms);  // the burst is written, the child exited, the poll is due
+  ASSERT_TRUE(c.RunUntil([&] { return c.exit.has_value(); }));
+  EXPECT_FALSE(c.exit->signaled);
+  EXPECT_EQ(c.exit->code, 0);
+  EXPECT_EQ(c.messages_at_exit, 900);
 }
 
 TEST(ShellProcess, TerminateEndsACooperativeChildWithSigterm) {
