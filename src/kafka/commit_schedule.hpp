@@ -4,7 +4,10 @@
 //
 // When: every commit_interval_ms, and sooner when asked (a partition reached its cap, or one
 //   capped has a record done, or the spout was deactivated), since a capped partition reads
-//   nothing until a commit catches up.
+//   nothing until a commit catches up. Also sooner once half the cap is done and uncommitted:
+//   a partition whose acks keep up then never reaches its cap, which pauses it (and resuming
+//   costs a fetch round trip and the records prefetched); each such commit frees at least half
+//   the cap, so there are at most two per cap's worth of records.
 // What: per partition, its commit point (PartitionOffsets::CommitPoint: every record before it
 //   is done) when it is ahead of the last confirmed commit; one commit in flight per partition.
 // Results: a confirmed commit moves the partition's committed offset; a partition capped at
@@ -13,6 +16,7 @@
 //   retried with the next one.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -26,7 +30,9 @@ class CommitSchedule {
   using Clock = std::chrono::steady_clock;
 
   CommitSchedule(std::chrono::milliseconds interval, std::int64_t max_uncommitted)
-      : interval_(interval), max_uncommitted_(max_uncommitted) {}
+      : interval_(interval),
+        max_uncommitted_(max_uncommitted),
+        commit_early_at_(std::max<std::int64_t>(1, max_uncommitted / 2)) {}
 
   // The first commit is due one interval after `now`.
   void Start(Clock::time_point now) { next_ = now + interval_; }
@@ -54,10 +60,13 @@ class CommitSchedule {
     return true;
   }
   // A record of `p` is done (acked, skipped or dead-lettered). False when it was not tracked (a
-  // late or duplicate ack). A capped partition asks for a commit, which may uncap it.
+  // late or duplicate ack). A capped partition asks for a commit, which may uncap it; so does
+  // one with half its cap done and uncommitted and no commit in flight.
   bool Done(SpoutPartition& p, std::int64_t offset) {
     if (!p.offsets.Done(offset)) return false;
-    if (p.capped) requested_ = true;
+    if (p.capped || (!p.commit_in_flight && p.offsets.Committable() >= commit_early_at_)) {
+      requested_ = true;
+    }
     return true;
   }
 
@@ -78,6 +87,7 @@ class CommitSchedule {
 
   std::chrono::milliseconds interval_;
   std::int64_t max_uncommitted_;
+  std::int64_t commit_early_at_;  // Committable() at which a commit is asked for before the cap
   bool requested_ = false;
   Clock::time_point next_{};
 };

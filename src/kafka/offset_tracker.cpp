@@ -93,6 +93,13 @@ std::int64_t PartitionOffsets::Uncommitted() const {
   return std::max<std::int64_t>(0, *next_ - base);
 }
 
+std::int64_t PartitionOffsets::Committable() const {
+  const auto point = CommitPoint();
+  if (!point) return 0;
+  const std::int64_t base = committed_ ? *committed_ : *first_;
+  return std::max<std::int64_t>(0, *point - base);
+}
+
 void PartitionOffsets::Reset() {
   ring_.clear();
   head_ = 0;

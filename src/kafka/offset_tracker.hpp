@@ -58,6 +58,9 @@ class PartitionOffsets {
   // Offsets taken from the broker since the last confirmed commit (or since the first record),
   // counting gaps: after a crash, at most this many offsets are read again.
   std::int64_t Uncommitted() const;
+  // Offsets before the commit point and past the last confirmed commit (or the first record):
+  // what a commit now would free of the Uncommitted window.
+  std::int64_t Committable() const;
   // Records added and not done (in flight or waiting for a retry).
   std::size_t Pending() const { return pending_; }
   // One past the last offset added, if any.

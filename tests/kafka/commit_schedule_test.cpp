@@ -122,6 +122,48 @@ TEST(CommitSchedule, StillCappedAfterACommitItCommitsAgainAtOnce) {
   EXPECT_FALSE(p.capped);
 }
 
+TEST(CommitSchedule, HalfTheCapDoneAsksForACommitBeforeTheCap) {
+  CommitSchedule s(milliseconds(1000), 10);
+  SpoutPartition p = Read(0, 8);
+  for (std::int64_t o = 0; o < 4; ++o) ASSERT_TRUE(s.Done(p, o));
+  EXPECT_FALSE(s.requested()) << "4 done of a cap of 10: the interval will do";
+  ASSERT_TRUE(s.Done(p, 4));
+  EXPECT_TRUE(s.requested()) << "5 done and uncommitted: half the cap";
+  s.Began(kCommitStart);
+  ASSERT_EQ(s.Take(p), 5);
+  ASSERT_TRUE(s.Done(p, 5));
+  EXPECT_FALSE(s.requested()) << "a commit is in flight";
+  EXPECT_EQ(s.Settled(p, 5, true), Result::kCommitted);
+  ASSERT_TRUE(s.Done(p, 6));
+  EXPECT_FALSE(s.requested()) << "2 done past the commit";
+  EXPECT_FALSE(p.capped);
+}
+
+// A partition whose records are acked as fast as they are read, with a window of records in
+// flight below half the cap and commits that are confirmed at once, never reaches its cap,
+// though the interval never comes: the commits asked for at half the cap keep it below.
+TEST(CommitSchedule, APartitionWhoseAcksKeepUpIsNeverCapped) {
+  constexpr std::int64_t kCap = 100;
+  constexpr std::int64_t kInFlight = 30;
+  CommitSchedule s(milliseconds(1000), kCap);
+  s.Start(kCommitStart);
+  SpoutPartition p = Read(0, 0);
+  int commits = 0;
+  for (std::int64_t o = 0; o < 10'000; ++o) {
+    p.offsets.Add(o);
+    ASSERT_FALSE(s.Read(p)) << "capped at offset " << o;
+    if (o >= kInFlight) s.Done(p, o - kInFlight);
+    if (s.Due(kCommitStart)) {
+      s.Began(kCommitStart);
+      if (const auto offset = s.Take(p)) {
+        ++commits;
+        s.Settled(p, *offset, true);
+      }
+    }
+  }
+  EXPECT_LE(commits, 2 * 10'000 / kCap) << "each early commit frees at least half the cap";
+}
+
 TEST(CommitSchedule, AnEpochCommitUncapsToo) {
   CommitSchedule s(milliseconds(1000), 2);
   SpoutPartition p = Read(0, 2);

@@ -101,6 +101,22 @@ TEST(PartitionOffsets, UncommittedCountsFromTheLastConfirmedCommit) {
   EXPECT_EQ(p.committed(), 106) << "a late reply never moves the commit back";
 }
 
+TEST(PartitionOffsets, CommittableIsWhatACommitNowWouldFree) {
+  PartitionOffsets p;
+  EXPECT_EQ(p.Committable(), 0) << "nothing read";
+  for (std::int64_t o = 100; o < 110; ++o) p.Add(o);
+  EXPECT_EQ(p.Committable(), 0) << "nothing done";
+  p.Done(101);
+  EXPECT_EQ(p.Committable(), 0) << "100 holds the commit point back";
+  p.Done(100);
+  p.Done(102);
+  EXPECT_EQ(p.Committable(), 3);
+  p.Committed(102);
+  EXPECT_EQ(p.Committable(), 1) << "from the last confirmed commit";
+  for (std::int64_t o = 103; o < 110; ++o) p.Done(o);
+  EXPECT_EQ(p.Committable(), 8) << "all done: up to one past the last record";
+}
+
 TEST(PartitionOffsets, DoneReleasesTheKeptPayload) {
   PartitionOffsets p;
   auto* r = p.Add(0);
