@@ -87,17 +87,19 @@ void PartitionOffsets::Committed(std::int64_t offset) {
   if (!committed_ || offset > *committed_) committed_ = offset;
 }
 
-std::int64_t PartitionOffsets::Uncommitted() const {
-  if (!next_) return 0;
+std::int64_t PartitionOffsets::PastCommit(std::optional<std::int64_t> offset) const {
+  if (!offset) return 0;
+  // Set with next_ by the first Add, so present whenever an offset is.
   const std::int64_t base = committed_ ? *committed_ : *first_;
-  return std::max<std::int64_t>(0, *next_ - base);
+  return std::max<std::int64_t>(0, *offset - base);
+}
+
+std::int64_t PartitionOffsets::Uncommitted() const {
+  return PastCommit(next_);
 }
 
 std::int64_t PartitionOffsets::Committable() const {
-  const auto point = CommitPoint();
-  if (!point) return 0;
-  const std::int64_t base = committed_ ? *committed_ : *first_;
-  return std::max<std::int64_t>(0, *point - base);
+  return PastCommit(CommitPoint());
 }
 
 void PartitionOffsets::Reset() {

@@ -70,6 +70,8 @@ class PartitionOffsets {
   void Reset();
 
  private:
+  // Offsets from the last confirmed commit (or the first record) up to `offset`; 0 without one.
+  std::int64_t PastCommit(std::optional<std::int64_t> offset) const;
   void PopDone();
   Record& At(std::size_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }
   const Record& At(std::size_t i) const { return ring_[(head_ + i) & (ring_.size() - 1)]; }

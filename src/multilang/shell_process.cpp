@@ -216,14 +216,7 @@ void ShellProcess::ReadAvailable() {
       return;
     }
     reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
-    LoopClock::Batch batch;
-    // One string for the whole batch (its buffer is swapped with the reader's for each
-    // message), local so that it outlives a callback that destroys this object.
-    std::string message;
-    while (reader_.NextInto(message)) {
-      callbacks_.on_message(message);
-      if (!alive) return;  // the owner may destroy us from a callback
-    }
+    if (!DeliverBuffered()) return;
     if (reader_.error()) {
       stdout_eof_ = true;
       callbacks_.on_stream_error(*reader_.error());
@@ -239,6 +232,19 @@ void ShellProcess::ReadAvailable() {
   } else {
     ContinueReading();
   }
+}
+
+bool ShellProcess::DeliverBuffered() {
+  auto alive = gate_.ticket();
+  LoopClock::Batch batch;
+  // One string for the whole batch (its buffer is swapped with the reader's for each message),
+  // local so that it outlives a callback that destroys this object.
+  std::string message;
+  while (reader_.NextInto(message)) {
+    callbacks_.on_message(message);
+    if (!alive) return false;  // the owner may destroy us from a callback
+  }
+  return true;
 }
 
 void ShellProcess::ContinueReading() {
@@ -433,26 +439,14 @@ void ShellProcess::CheckExited() {
   // group is dead, so the pipe holds a bounded amount; the bound guards against a descendant
   // that left the group and writes on.
   if (!reading_paused_) {
-    auto alive = gate_.ticket();
-    LoopClock::Batch batch;
-    // One string for the whole batch (its buffer is swapped with the reader's for each
-    // message), local so that it outlives a callback that destroys this object.
-    std::string message;
-    const auto deliver = [&] {
-      while (reader_.NextInto(message)) {
-        callbacks_.on_message(message);
-        if (!alive) return false;
-      }
-      return true;
-    };
-    if (!deliver()) return;
+    if (!DeliverBuffered()) return;
     const int fd = impl_->out.native_source();  // non-blocking since Start
     for (int round = 0; round < 64 && fd >= 0 && !stdout_eof_ && !reader_.error(); ++round) {
       const ssize_t n = ::read(fd, impl_->out_buf.data(), impl_->out_buf.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;  // drained, or the end of the file
       reader_.Append(std::string_view(impl_->out_buf.data(), static_cast<std::size_t>(n)));
-      if (!deliver()) return;
+      if (!DeliverBuffered()) return;
     }
   }
   DrainStderrNow();

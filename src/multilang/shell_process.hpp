@@ -115,6 +115,8 @@ class ShellProcess {
   void StartRead();
   void ReadAvailable();
   void ContinueReading();
+  // Hands every complete buffered message to on_message; false when a callback destroyed this.
+  bool DeliverBuffered();
   void OnStdoutEnd();
   void StartStderrRead();
   void FlushWrites();
