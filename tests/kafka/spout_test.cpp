@@ -213,7 +213,6 @@ TEST_P(KafkaSpoutTest, AFailedTupleInTheMiddleHoldsBackTheCommit) {
   EXPECT_EQ(Committed(N("t"), 1)[0], 3) << "4..9 acked, 3 not yet: held back";
   h->AckOffset(0, 3);
   ASSERT_TRUE(WaitCommitted(*h, N("t"), 10));
-  EXPECT_EQ(h->out().Gauge("kafka.retries"), -1) << "gauges are published every second";
   // Gauges are published once a second: wait for the next publication.
   EXPECT_TRUE(h->RunUntil([&] { return h->out().Gauge("kafka.retries") == 1; }))
       << "kafka.retries"
