@@ -70,9 +70,11 @@ bolts:
   - {id: sink, command: )" + Py("RecordSink") +
                             R"(, inputs: [{from: dead}]}
 )");
-  auto r =
-      sb.Run(NoUiRunArgs(sb, {"-o", "sparse.restart.max=2", "-o", "sparse.restart.backoff.ms=10",
-                              "-o", "sparse.spout.max.failing.nexts=20"}));
+  // No idle stop: this spout never emits, so a loaded machine would reach "idle for 1 s" before
+  // the crash loop (three starts of 20 failing `next`s) has run its course.
+  auto r = sb.Run(StatsRunArgs(
+      sb, {"--no-ui", "-t", "60", "-o", "sparse.restart.max=2", "-o",
+           "sparse.restart.backoff.ms=10", "-o", "sparse.spout.max.failing.nexts=20"}));
   EXPECT_EQ(r.exit_code, 4) << r.err.substr(0, 3000);
   EXPECT_NE(r.err.find("reported an error instead of emitting on 20 `next`s in a row"),
             std::string::npos)

@@ -63,7 +63,8 @@ TEST(Reliability, EveryNumberArrivesDespiteKilledBoltTasks) {
   ASSERT_GT(runtime, 0);
   std::mt19937 rng(7);
   int kills = 0;
-  for (int round = 0; round < 200 && kills < 4; ++round) {
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (kills < 4 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(100ms);
     const auto received = sb.Lines("sink-").size();
     if (received < 1500u * (kills + 1)) continue;  // spread the kills over the run
@@ -108,9 +109,11 @@ bolts:
                             R"(
     inputs: [{from: flaky}]
 )");
-  auto r =
-      sb.Run(StatsRunArgs(sb, {"--stop-when-idle", "2", "-t", "100", "-o", "test.count=1000", "-o",
-                               "test.drop_mod=100", "-o", "topology.message.timeout.secs=2"}));
+  // max.spout.pending bounds the queue ahead of every tuple, so on a loaded machine only the
+  // dropped ones time out (all 1000 at once could wait longer than the timeout in the bolts).
+  auto r = sb.Run(StatsRunArgs(
+      sb, {"--stop-when-idle", "2", "-t", "100", "-o", "test.count=1000", "-o", "test.drop_mod=100",
+           "-o", "topology.message.timeout.secs=3", "-o", "topology.max.spout.pending=100"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<int> seen;
   for (const auto& l : sb.Lines("sink-")) seen.insert(l["values"][0].get<int>());
@@ -158,10 +161,11 @@ bolts:
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto pos = r.err.find("no heartbeat reply or other message for ");
   ASSERT_NE(pos, std::string::npos) << r.err;
-  // The runtime's own measurement of the silence when it gave up: timeout plus at most a second.
+  // The runtime's own measurement of the silence when it gave up: the timeout, plus the
+  // housekeeping period and whatever a loaded machine adds.
   const double silent = std::stod(r.err.substr(pos + 40, 5));
   EXPECT_GE(silent, 2.0);
-  EXPECT_LE(silent, 3.0);
+  EXPECT_LE(silent, 5.0);
   EXPECT_GE(StatsOf(ReadStats(sb), "hung")["restarts"].get<int>(), 1);
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
@@ -331,21 +335,21 @@ TEST(Supervision, KilledSpoutIsRestartedAndTheRestGoesOn) {
   sb.Write("topo.yaml", kPipeline);
   pid_t runtime = sb.Start(StatsRunArgs(
       sb, {"-t", "60", "-o", "test.count=100000000", "-o", "topology.max.spout.pending=100"}));
-  for (int i = 0; i < 100 && sb.Lines("sink-").size() < 100; ++i)
+  for (int i = 0; i < 600 && sb.Lines("sink-").size() < 100; ++i)
     std::this_thread::sleep_for(100ms);
   auto spouts = PidsRunning(sb, "components:NumberSpout");
   ASSERT_EQ(spouts.size(), 1u);
   ::kill(spouts[0], SIGKILL);
   // The restarted spout starts again from 0: wait until it has emitted well past where it was.
   const auto before = sb.Lines("sink-").size();
-  for (int i = 0; i < 100 && sb.Lines("sink-").size() < before + 300; ++i) {
+  for (int i = 0; i < 600 && sb.Lines("sink-").size() < before + 300; ++i) {
     std::this_thread::sleep_for(100ms);
   }
   ::kill(runtime, SIGTERM);
   ASSERT_EQ(sb.Wait(runtime, 40s), 0);
   json stats = ReadStats(sb);
   EXPECT_EQ(StatsOf(stats, "numbers")["restarts"], 1);
-  EXPECT_GT(sb.Lines("sink-").size(), before + 300) << "the topology kept running";
+  EXPECT_GE(sb.Lines("sink-").size(), before + 300) << "the topology kept running";
   EXPECT_TRUE(sb.ProcessesInside().empty());
 }
 

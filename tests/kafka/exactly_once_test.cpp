@@ -478,9 +478,15 @@ TEST_P(ExactlyOnceEmbedded, EverySpoutMustTakePartAndSinksOutsideKafkaAreNamed) 
     inputs: [{from: source, grouping: shuffle}]
 )");
   auto warned = Run("warned");
-  WaitFor(
-      *warned, [&] { return warned->Stderr().find("ends the topology") != std::string::npos; },
-      seconds(30));
+  // The warning comes before the runtime handles SIGTERM: wait until it runs, or the signal
+  // would end it the default way.
+  ASSERT_TRUE(WaitFor(
+      *warned,
+      [&] {
+        return warned->Stderr().find("ends the topology") != std::string::npos && Running(*warned);
+      },
+      seconds(60)))
+      << warned->Stderr();
   warned->Signal(SIGTERM);
   const auto code = warned->Wait(seconds(60));
   EXPECT_NE(warned->Stderr().find("bolt `printer` ends the topology outside Kafka's "
