@@ -18,6 +18,7 @@
 #include "kafka/dead_letter.hpp"
 #include "kafka/delivery_rules.hpp"
 #include "kafka/exactly_once.hpp"
+#include "kafka/fetch_nudge.hpp"
 #include "kafka/manual_assignment.hpp"
 #include "kafka/message_id.hpp"
 #include "kafka/message_reaper.hpp"
@@ -47,6 +48,8 @@ constexpr int kCommittedTries = 20;
 // In group mode librdkafka must be polled even while the spout emits nothing (rebalances,
 // max.poll.interval.ms): the timer polls when NextTuple has not for this long.
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);
+// How long a fetch nudge (a watermark query, FetchNudge) may wait for the broker.
+constexpr int kNudgeTimeoutMs = 1000;
 
 // What the encoder needs of a message (views into it: valid while the message lives).
 RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
@@ -98,6 +101,7 @@ class KafkaSpout::Session final : public EpochSource {
   void Fail(const std::string& id);
   void SetActive(bool active) {
     active_ = active;
+    if (active) was_active_ = true;
     UpdateAllPauses();
     if (!active) schedule_.Request();
     if (!active && epochs_) epochs_->CloseEpoch();
@@ -155,6 +159,8 @@ class KafkaSpout::Session final : public EpochSource {
   // Pausing.
   void UpdatePause(Partition& p);
   void UpdateAllPauses();
+  // Wakes librdkafka's fetcher when records stopped arriving below its threshold (FetchNudge).
+  void NudgeFetcher(Clock::time_point now);
 
   // The data path.
   MessagePtr TakeMessage(Partition*& from);
@@ -227,8 +233,12 @@ class KafkaSpout::Session final : public EpochSource {
   std::set<std::string> referenced_topics_;  // leaders read with a handle (FetchMetadata)
   std::int64_t in_flight_ = 0;  // tuples emitted with a message id, not yet acked or failed
   bool active_ = false;
+  bool was_active_ = false;   // activated at least once
   bool cooperative_ = false;  // the group's rebalance protocol, as last answered by librdkafka
   BackpressurePause backpressure_;
+  FetchNudge nudge_{0};           // its threshold set with the consumer's
+  std::int64_t received_ = 0;     // messages taken from librdkafka's queue
+  std::size_t nudge_cursor_ = 0;  // which fetching partition the next nudge queries
   bool refresh_in_flight_ = false;
   Clock::time_point next_refresh_{};
   Clock::time_point last_consumer_poll_{};
@@ -316,12 +326,11 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   SetDefault(conf.get(), user, "auto.offset.reset", starts_.AutoOffsetReset());
   SetDefault(conf.get(), user, "client.id", "sparse-kafka-spout-" + std::to_string(task_id_));
   // librdkafka (2.0 as in Debian 12) stops fetching once its consumer queue holds
-  // queued.min.messages records (100,000 by default, counted over all partitions) and looks again
-  // only when its broker thread next wakes, up to a second later: a spout slower than the fetcher
-  // drains 100,000 records and then idles for most of that second, again and again (measured in
-  // bench/kafka: 0.5-0.9 s stalls, a third of the run). Counting on queued.max.messages.kbytes
-  // (64 MiB by default) as the bound instead keeps a second's worth of records queued.
+  // queued.min.messages records (counted over all partitions) and looks again only when its
+  // broker thread next wakes, up to a second later; FetchNudge wakes it sooner, so the queue need
+  // not hold a second's worth of records (why this value: kafka_spout.hpp).
   SetDefault(conf.get(), user, "queued.min.messages", kSpoutQueuedMinMessages);
+  nudge_ = FetchNudge(IntProperty(conf.get(), "queued.min.messages").value_or(0));
   // A partition paused at max_uncommitted_offsets (or an exactly_once epoch's end) resumes only
   // when the broker answers the fetch in flight, which waits up to fetch.wait.max.ms (500 ms by
   // default) for data of the partitions still fetching: half a second lost per resume. Measured
@@ -507,6 +516,7 @@ void KafkaSpout::Session::Tick() {
     if (MessagePtr m = PollOne()) Hold(std::move(m));
   }
   if (backpressure_.Due(now)) UpdateAllPauses();
+  NudgeFetcher(now);
   if (o_.assignment == Assignment::kManual && !refresh_in_flight_ && now >= next_refresh_) {
     RefreshPartitions();
   }
@@ -772,7 +782,12 @@ void KafkaSpout::Session::Rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 
 void KafkaSpout::Session::UpdatePause(Partition& p) {
   if (!p.assigned || !consumer_) return;
-  const bool want = p.WantsPause(active_, backpressure_.paused());
+  // Not paused for inactivity before the first activation: the runtime activates its spouts once
+  // every task is ready, a moment after the assignment, and a pause then lands while librdkafka
+  // looks up a logical start offset (earliest, latest): it drops the answer as outdated and asks
+  // again only after its 500 ms retry timer, which delayed the first record by half a second.
+  const bool wants_fetching = active_ || !was_active_;
+  const bool want = p.WantsPause(wants_fetching, backpressure_.paused());
   if (want == p.paused) return;
   auto list = NewPartitionList(1);
   rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
@@ -824,19 +839,42 @@ void KafkaSpout::Session::UpdateAllPauses() {
   table_.ForEach([this](Partition& p) { UpdatePause(p); });
 }
 
+void KafkaSpout::Session::NudgeFetcher(Clock::time_point now) {
+  const auto queued = static_cast<std::int64_t>(rd_kafka_queue_length(queue_.get()));
+  if (!nudge_.Due(now, received_ + queued, queued)) return;
+  // The query goes to the partition's leader, so it wakes that broker's thread: each nudge asks
+  // for the next partition being fetched, so that every leader is woken in turn.
+  std::vector<const Partition*> fetching;
+  table_.ForEach([&](const Partition& p) {
+    if (p.assigned && !p.paused) fetching.push_back(&p);
+  });
+  if (fetching.empty()) return;
+  const Partition& p = *fetching[nudge_cursor_++ % fetching.size()];
+  rd_kafka_t* rk = consumer_.get();
+  auto job = [this, rk, topic = p.topic, partition = p.partition] {
+    std::int64_t low = 0, high = 0;
+    rd_kafka_query_watermark_offsets(rk, topic.c_str(), partition, &low, &high, kNudgeTimeoutMs);
+    return [this] { nudge_.Done(); };
+  };
+  if (worker_ && worker_->Submit(std::move(job))) nudge_.Sent(now);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The data path
 
 bool KafkaSpout::Session::Prefetch() {
   batch_.resize(static_cast<std::size_t>(o_.max_batch));
   const ssize_t n = rd_kafka_consume_batch_queue(queue_.get(), 0, batch_.data(), batch_.size());
+  if (n > 0) received_ += n;
   for (ssize_t i = 0; i < n; ++i) prefetched_.emplace_back(batch_[static_cast<std::size_t>(i)]);
   return n > 0;
 }
 
 MessagePtr KafkaSpout::Session::PollOne() {
   last_consumer_poll_ = Clock::now();
-  return MessagePtr(rd_kafka_consumer_poll(consumer_.get(), 0));
+  MessagePtr m(rd_kafka_consumer_poll(consumer_.get(), 0));
+  if (m) ++received_;
+  return m;
 }
 
 void KafkaSpout::Session::Hold(MessagePtr msg) {
@@ -1389,6 +1427,7 @@ void KafkaSpout::Session::PublishMetrics(Clock::time_point now) {
   gauge("kafka.client_errors", static_cast<double>(reports_.client_errors()));
   gauge("kafka.partitions", static_cast<double>(table_.size()));
   gauge("kafka.partitions_paused", static_cast<double>(paused));
+  gauge("kafka.fetch_nudges", static_cast<double>(nudge_.sent()));
   gauge("kafka.in_flight", static_cast<double>(std::max<std::int64_t>(0, in_flight_)));
 }
 

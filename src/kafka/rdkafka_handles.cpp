@@ -1,6 +1,8 @@
 #include "kafka/rdkafka_handles.hpp"
 
 #include <array>
+#include <charconv>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace sparse::kafka {
@@ -40,6 +42,17 @@ std::optional<std::string> SetDefault(rd_kafka_conf_t* conf, const nlohmann::jso
                                       const std::string& key, const std::string& value) {
   if (user_props.is_object() && user_props.contains(key)) return std::nullopt;
   return SetProperty(conf, key, value);
+}
+
+std::optional<std::int64_t> IntProperty(const rd_kafka_conf_t* conf, const std::string& key) {
+  char text[64];
+  std::size_t size = sizeof text;
+  if (rd_kafka_conf_get(conf, key.c_str(), text, &size) != RD_KAFKA_CONF_OK) return std::nullopt;
+  std::int64_t value = 0;
+  const char* end = text + std::strlen(text);
+  const auto [ptr, ec] = std::from_chars(text, end, value);
+  if (ec != std::errc() || ptr != end || ptr == text) return std::nullopt;
+  return value;
 }
 
 ClientPtr NewClient(rd_kafka_type_t type, ConfPtr conf, std::string& error) {

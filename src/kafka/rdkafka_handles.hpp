@@ -85,6 +85,10 @@ std::optional<std::string> ApplyProperties(rd_kafka_conf_t* conf, const nlohmann
 std::optional<std::string> SetDefault(rd_kafka_conf_t* conf, const nlohmann::json& user_props,
                                       const std::string& key, const std::string& value);
 
+// An integer property's value in `conf` (set, or librdkafka's default); nullopt when `key` is
+// unknown or not an integer.
+std::optional<std::int64_t> IntProperty(const rd_kafka_conf_t* conf, const std::string& key);
+
 // A JSON scalar as the string librdkafka's configuration takes (true -> "true", 5 -> "5").
 std::optional<std::string> PropertyText(const nlohmann::json& value);
 

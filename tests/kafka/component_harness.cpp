@@ -36,6 +36,11 @@ void Host::Activate() {
   component_->Activate();
 }
 
+void Host::Deactivate() {
+  active_ = false;
+  component_->Deactivate();
+}
+
 void Host::Close() {
   if (!open_) return;
   open_ = false;

@@ -74,6 +74,7 @@ class Host {
   // Opens the component; returns its error, if any.
   std::optional<std::string> Open();
   void Activate();
+  void Deactivate();
   void Close();
 
   // Runs until `done` holds or `timeout`; returns whether it held.

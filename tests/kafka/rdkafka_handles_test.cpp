@@ -52,6 +52,20 @@ TEST(SetDefault, ARefusedValueIsReported) {
   EXPECT_NE(err->find("queued.min.messages"), std::string::npos) << *err;
 }
 
+TEST(IntProperty, ReadsASetValueOrLibrdkafkasDefault) {
+  ConfPtr conf(rd_kafka_conf_new());
+  EXPECT_EQ(IntProperty(conf.get(), "queued.min.messages"), 100000) << "librdkafka's default";
+  ASSERT_FALSE(SetProperty(conf.get(), "queued.min.messages", "2500"));
+  EXPECT_EQ(IntProperty(conf.get(), "queued.min.messages"), 2500);
+}
+
+TEST(IntProperty, NothingForAnUnknownOrNonIntegerProperty) {
+  ConfPtr conf(rd_kafka_conf_new());
+  EXPECT_FALSE(IntProperty(conf.get(), "no.such.property"));
+  ASSERT_FALSE(SetProperty(conf.get(), "client.id", "12ab"));
+  EXPECT_FALSE(IntProperty(conf.get(), "client.id"));
+}
+
 // A record as its delivery report shows it.
 struct Queued {
   std::string topic;

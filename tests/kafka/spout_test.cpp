@@ -40,6 +40,15 @@ class KafkaSpoutTest : public ::testing::TestWithParam<BrokerKind> {
   // A spout on `topic` with fast commits; `extra` overrides options.
   std::unique_ptr<Host> Spout(const std::string& topic, json extra = json::object(),
                               int task_index = 0, int num_tasks = 1, json conf = json::object()) {
+    auto host = OpenSpout(topic, std::move(extra), task_index, num_tasks, std::move(conf));
+    host->Activate();
+    return host;
+  }
+
+  // Spout, not activated yet.
+  std::unique_ptr<Host> OpenSpout(const std::string& topic, json extra = json::object(),
+                                  int task_index = 0, int num_tasks = 1,
+                                  json conf = json::object()) {
     json options{{"bootstrap_servers", bootstrap()},
                  {"topics", {topic}},
                  {"group_id", "g-" + topic},
@@ -53,7 +62,6 @@ class KafkaSpoutTest : public ::testing::TestWithParam<BrokerKind> {
         std::make_unique<Host>(std::make_unique<KafkaSpout>(*parsed), conf, task_index, num_tasks);
     auto err = host->Open();
     EXPECT_FALSE(err) << *err;
-    host->Activate();
     return host;
   }
 
@@ -342,6 +350,52 @@ TEST_P(KafkaSpoutTest, MaxSpoutPendingLimitsTuplesInFlight) {
   ASSERT_TRUE(h->RunUntil([&] { return h->out().emits.size() >= 7; }));
   h->RunFor(milliseconds(300));
   EXPECT_EQ(h->out().emits.size(), 7u);
+}
+
+// librdkafka 2.0 stops fetching while its queue holds queued.min.messages records and looks again
+// only when its broker thread wakes, up to a second later; the spout wakes it sooner
+// (kafka/fetch_nudge.hpp). With a threshold of one record and one batch per fetch, every fetch
+// stalls the fetcher. These 150 batches took 43 s to read without the nudges, 5 s with them: the
+// deadline leaves room for a loaded machine, and the nudge count is what fails without the code.
+TEST_P(KafkaSpoutTest, ReadsOnPastTheQueueThresholdWithoutWaitingForLibrdkafkasWakeUp) {
+  Topic(N("t"), 1);
+  constexpr int kBatches = 150;
+  for (int b = 0; b < kBatches; ++b) {
+    testing::ProduceNumbered(bootstrap(), N("t"), 2, 1, "b" + std::to_string(b) + "-");
+  }
+  auto h = Spout(N("t"),
+                 {{"properties", {{"queued.min.messages", 1}, {"max.partition.fetch.bytes", 1}}}});
+  ASSERT_TRUE(
+      h->RunUntil([&] { return h->out().emits.size() >= 2 * kBatches; }, std::chrono::seconds(40)))
+      << h->out().emits.size() << " of " << 2 * kBatches << " read";
+  EXPECT_EQ(Offsets(h->out()), Range(0, 2 * kBatches));
+  EXPECT_TRUE(h->RunUntil([&] { return h->out().Gauge("kafka.fetch_nudges") > 0; }));
+}
+
+// The runtime activates its spouts once every task is ready, a moment after the spout's first
+// assignment. Pausing the partition for that moment landed while librdkafka looked up the start
+// offset, and it then asked again only after its 500 ms retry timer: the first record came half a
+// second late. Inactivity pauses partitions only once the spout has been active.
+TEST_P(KafkaSpoutTest, PartitionsArePausedForInactivityOnlyAfterTheFirstActivation) {
+  Topic(N("t"), 1);
+  testing::ProduceNumbered(bootstrap(), N("t"), 3, 1);
+  auto h = OpenSpout(N("t"), {{"start", "earliest"}});
+  auto& logs = h->out().logs;
+  ASSERT_TRUE(h->RunUntil([&] {
+    return std::any_of(logs.begin(), logs.end(),
+                       [](const std::string& l) { return l.rfind("reading ", 0) == 0; });
+  })) << "assigned";
+  h->out().gauges.clear();  // the next publication comes after the assignment
+  ASSERT_TRUE(h->RunUntil([&] { return h->out().Gauge("kafka.partitions") == 1; }));
+  EXPECT_EQ(h->out().Gauge("kafka.partitions_paused"), 0) << "not active yet, not paused";
+  h->Activate();
+  ASSERT_TRUE(h->RunUntil([&] { return h->out().emits.size() >= 3; }));
+  h->Deactivate();
+  EXPECT_TRUE(h->RunUntil([&] { return h->out().Gauge("kafka.partitions_paused") == 1; }))
+      << "deactivated: paused";
+  h->Activate();
+  EXPECT_TRUE(h->RunUntil([&] { return h->out().Gauge("kafka.partitions_paused") == 0; }))
+      << "active again: resumed";
 }
 
 TEST_P(KafkaSpoutTest, BackpressurePausesAndResumesPartitions) {
