@@ -1,5 +1,7 @@
 #include "runtime/router.hpp"
 
+#include "base/invariant.hpp"
+
 namespace sparse::runtime {
 
 Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
@@ -23,7 +25,13 @@ Router::Router(const Plan& plan, std::uint64_t seed) : plan_(plan) {
 std::optional<std::string> Router::Route(int source_task, const EmittedTuple& tuple,
                                          std::optional<std::int64_t> direct_task,
                                          std::vector<int>& targets) {
+  // Both come from the runtime (the task's own id, the stream index it resolved), never from a
+  // child: out of range is a bug in sparse.
+  SPARSE_INVARIANT(source_task >= 1 && source_task <= plan_.num_tasks(),
+                   "routing an emit of a task that is not in the plan");
   const auto& src = plan_.ComponentOfTask(source_task);
+  SPARSE_INVARIANT(tuple.stream >= 0 && static_cast<std::size_t>(tuple.stream) < src.streams.size(),
+                   "routing an emit on a stream its component does not have");
   const auto& stream = src.stream(tuple.stream);
   if (tuple.size() != stream.fields.size()) {
     std::string fields;

@@ -18,7 +18,8 @@ class Router {
   explicit Router(const Plan& plan, std::uint64_t seed = 0x5eed);
 
   // Appends the receiving task ids to `targets`; returns a description of the violation if the
-  // emit is not allowed by the topology.
+  // emit is not allowed by the topology. `source_task` must be a task of the plan and
+  // `tuple.stream` one of its component's streams (SPARSE_INVARIANT: the runtime resolves both).
   std::optional<std::string> Route(int source_task, const EmittedTuple& tuple,
                                    std::optional<std::int64_t> direct_task,
                                    std::vector<int>& targets);

@@ -183,6 +183,16 @@ TEST(Router, AStreamNobodyReadsCountsTheEmitAndNoTransfer) {
   EXPECT_EQ(count.transferred, 0u);
 }
 
+TEST(RouterDeathTest, ATaskOrStreamOutsideThePlanIsAnInternalError) {
+  RouterSetup setup(kRouterFanOut);
+  std::vector<int> targets;
+  auto tuple = setup.Emit(6, "default", "[1]");
+  EXPECT_DEATH(setup.router().Route(99, tuple, std::nullopt, targets), "not in the plan");
+  tuple.stream = 42;
+  EXPECT_DEATH(setup.router().Route(6, tuple, std::nullopt, targets),
+               "a stream its component does not have");
+}
+
 TEST(Router, CountsAreKeptPerTaskAndStream) {
   RouterSetup setup(kRouterFanOut);
   const auto& s = setup.plan().components[setup.plan().FindComponent("s")];
