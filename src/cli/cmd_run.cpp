@@ -271,8 +271,8 @@ void RegisterRun(CLI::App& app, Action& action, const runtime::BuiltinRegistry& 
   cmd->add_flag("--no-build", args->no_build,
                 "Do not build the project's C++ components (CMakeLists.txt) before running");
   cmd->add_option("--stop-when-idle", args->stop_when_idle,
-                  "Stop once nothing has been emitted or acked for this many seconds and no "
-                  "tuple is pending")
+                  "Stop once nothing has been emitted or acked for this many seconds, no "
+                  "tuple is pending and no task is restarting")
       ->check(Seconds(false));
   cmd->add_option("--wait", args->wait,
                   "Seconds to let in-flight tuples finish when stopping (default: "

@@ -198,7 +198,8 @@ void LocalCluster::TaskReady(int task) {
     }
     return;
   }
-  // A restarted task picks up where its predecessor was.
+  // A restarted task picks up where its predecessor was, and gets a whole idle window to do so.
+  last_activity_ = Clock::now();
   if (state_ == State::kRunning && active_) TaskAt(task).Activate();
 }
 
@@ -341,6 +342,13 @@ bool LocalCluster::AllIdle() const {
   return true;
 }
 
+bool LocalCluster::AllReady() const {
+  for (std::size_t t = 1; t < tasks_.size(); ++t) {
+    if (tasks_[t] && !tasks_[t]->Ready()) return false;
+  }
+  return true;
+}
+
 void LocalCluster::Housekeeping() {
   const auto now = Clock::now();
   acker_.Expire(now);
@@ -351,7 +359,7 @@ void LocalCluster::Housekeeping() {
   switch (state_) {
     case State::kRunning:
       if (options_.stop_when_idle && now - last_activity_ >= *options_.stop_when_idle &&
-          AllIdle()) {
+          AllIdle() && AllReady()) {
         BeginStop("idle for " + Seconds(*options_.stop_when_idle));
       }
       break;

@@ -149,6 +149,9 @@ class LocalCluster final : public TaskHost, public ProcessHost, public SpoutHost
   void OnTreeDone(int spout_task, std::string message_id, TreeOutcome outcome,
                   std::chrono::nanoseconds age);
   bool AllIdle() const;
+  // False while a task waits out its restart backoff or is starting again: a topology that is
+  // restarting a task is not idle, however long the backoff.
+  bool AllReady() const;
   const std::string& ComponentOf(int task) const;
 
   const Plan& plan_;

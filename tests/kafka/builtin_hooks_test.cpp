@@ -247,6 +247,21 @@ TEST(BuiltinHooks, FatalRestartsTheTaskAndItsTreesStillComplete) {
   EXPECT_EQ(c.totals.restarts, 1u);
 }
 
+// A restart backoff longer than the idle window: the run must wait for the restarted spout
+// instead of stopping as idle while nothing can happen (it did, on a loaded machine, with the
+// default 100 ms backoff against a 500 ms window).
+TEST(BuiltinHooks, ATaskWaitingToRestartKeepsTheRunFromStoppingAsIdle) {
+  const auto builtins = HookBuiltins();
+  g_record = {};
+  EXPECT_EQ(RunTopology(builtins,
+                        Pipeline("hooks_flaky_spout", "hooks_ack_bolt",
+                                 "  sparse.restart.backoff.ms: 1500\n"),
+                        nullptr, std::chrono::milliseconds(300)),
+            runtime::RunStatus::kOk);
+  EXPECT_EQ(g_record.opens, 2) << "reopened after the backoff";
+  EXPECT_EQ(g_record.acked, 20);
+}
+
 TEST(BuiltinHooks, BackpressureIsSignalledBothWays) {
   const auto builtins = HookBuiltins();
   g_record = {};
