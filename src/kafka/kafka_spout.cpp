@@ -50,6 +50,11 @@ constexpr int kCommittedTries = 20;
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);
 // How long a fetch nudge (a watermark query, FetchNudge) may wait for the broker.
 constexpr int kNudgeTimeoutMs = 1000;
+// The consumer's queued.min.messages unless the user sets it: librdkafka's own default, set here
+// so that it stays the spout's whatever librdkafka's becomes. It bounds the records prefetched per
+// spout task (some 35 MiB of small records): with FetchNudge waking the fetcher, a larger queue
+// buys no throughput (docs/kafka.md, Flow control).
+constexpr const char* kSpoutQueuedMinMessages = "100000";
 
 // What the encoder needs of a message (views into it: valid while the message lives).
 RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
@@ -328,7 +333,7 @@ std::optional<std::string> KafkaSpout::Session::CreateConsumer() {
   // librdkafka (2.0 as in Debian 12) stops fetching once its consumer queue holds
   // queued.min.messages records (counted over all partitions) and looks again only when its
   // broker thread next wakes, up to a second later; FetchNudge wakes it sooner, so the queue need
-  // not hold a second's worth of records (why this value: kafka_spout.hpp).
+  // not hold a second's worth of records (why this value: kSpoutQueuedMinMessages).
   SetDefault(conf.get(), user, "queued.min.messages", kSpoutQueuedMinMessages);
   nudge_ = FetchNudge(IntProperty(conf.get(), "queued.min.messages").value_or(0));
   // A partition paused at max_uncommitted_offsets (or an exactly_once epoch's end) resumes only
@@ -844,12 +849,20 @@ void KafkaSpout::Session::NudgeFetcher(Clock::time_point now) {
   if (!nudge_.Due(now, received_ + queued, queued)) return;
   // The query goes to the partition's leader, so it wakes that broker's thread: each nudge asks
   // for the next partition being fetched, so that every leader is woken in turn.
-  std::vector<const Partition*> fetching;
+  // Two passes instead of a list: while nothing is fetching, this runs on every timer tick.
+  const auto fetching = [](const Partition& p) { return p.assigned && !p.paused; };
+  std::size_t count = 0;
   table_.ForEach([&](const Partition& p) {
-    if (p.assigned && !p.paused) fetching.push_back(&p);
+    if (fetching(p)) ++count;
   });
-  if (fetching.empty()) return;
-  const Partition& p = *fetching[nudge_cursor_++ % fetching.size()];
+  if (count == 0) return;
+  std::size_t skip = nudge_cursor_++ % count;
+  const Partition* chosen = nullptr;
+  table_.ForEach([&](const Partition& p) {
+    if (chosen || !fetching(p)) return;
+    if (skip-- == 0) chosen = &p;
+  });
+  const Partition& p = *chosen;
   rd_kafka_t* rk = consumer_.get();
   auto job = [this, rk, topic = p.topic, partition = p.partition] {
     std::int64_t low = 0, high = 0;

@@ -39,12 +39,8 @@
 
 namespace sparse::kafka {
 
-// The consumer's queued.min.messages unless the user sets it: librdkafka's own default, set here
-// so that it stays the spout's whatever librdkafka's becomes. It bounds the records prefetched per
-// spout task (some 35 MiB of small records): with FetchNudge waking the fetcher, a larger queue
-// buys no throughput (docs/kafka.md, Flow control).
-inline constexpr const char* kSpoutQueuedMinMessages = "100000";
-// And its fetch.wait.max.ms (why: kafka_spout.cpp too).
+// The consumer's fetch.wait.max.ms unless the user sets it (why: kafka_spout.cpp); kafka_bench
+// gives its plain consumer the same.
 inline constexpr const char* kSpoutFetchWaitMaxMs = "100";
 
 class KafkaSpout final : public runtime::BuiltinComponent {
