@@ -136,7 +136,9 @@ class KeyedAggregate::Session final : public EpochParticipant {
  public:
   Session(const AggregateOptions& o, runtime::BuiltinCollector& out, boost::asio::io_context& io)
       : o_(o), out_(out), io_(io), timer_(io) {}
-  ~Session() override { Close(); }
+  // Without the final gauges: publishing may allocate, which a destructor must not risk. The
+  // runtime calls Close first, so this only stops what an unclosed session still runs.
+  ~Session() override { Stop(); }
 
   std::optional<std::string> Open(const nlohmann::json& conf) {
     bootstrap_ = EffectiveBootstrap(conf, o_.bootstrap_servers, o_.properties);
@@ -152,13 +154,7 @@ class KeyedAggregate::Session final : public EpochParticipant {
 
   void Close() {
     if (!open_) return;
-    open_ = false;
-    gate_.Close();
-    if (worker_) worker_->Stop();
-    if (epochs_) {
-      epochs_->RemoveParticipant(this);
-      epochs_.reset();
-    }
+    Stop();
     PublishMetrics();
   }
 
@@ -174,6 +170,16 @@ class KeyedAggregate::Session final : public EpochParticipant {
   void EpochAborted() override { pending_.clear(); }
 
  private:
+  void Stop() noexcept {
+    if (!open_) return;
+    open_ = false;
+    gate_.Close();
+    if (worker_) worker_->Stop();
+    if (epochs_) {
+      epochs_->RemoveParticipant(this);
+      epochs_.reset();
+    }
+  }
   void Reject(const runtime::BuiltinTuple& t, const std::string& key, const std::string& why) {
     ++rejected_;
     if (auto text = throttle_.Admit(key, "tuple from " + std::string(t.component) + ":" +
