@@ -13,6 +13,7 @@
 #include "cli/console.hpp"
 #include "cli/duration_option.hpp"
 #include "cli/paths.hpp"
+#include "cli/peak_rss.hpp"
 #include "cli/project.hpp"
 #include "cli/python_deps.hpp"
 #include "cli/python_topology.hpp"
@@ -236,7 +237,7 @@ int RunTopology(const RunArgs& args, const runtime::BuiltinRegistry& builtins) {
                     {"runtime_system_secs", secs(self.ru_stime)},
                     {"components_user_secs", secs(children.ru_utime)},
                     {"components_system_secs", secs(children.ru_stime)},
-                    {"runtime_max_rss_kb", self.ru_maxrss}};
+                    {"runtime_max_rss_kb", PeakRssKb()}};
     std::ofstream(args.stats_json) << stats.dump(2) << "\n";
   }
   if (auto never = KafkaNeverReached(topology, overrides, console.last())) {
