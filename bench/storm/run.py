@@ -80,6 +80,21 @@ def proc_table():
     return out
 
 
+def storm_workers():
+    """Pids of Storm worker processes (the worker JVM and the LogWriter that wraps it)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                if b"org.apache.storm.daemon.worker.Worker" in f.read():
+                    pids.append(int(name))
+        except OSError:
+            continue
+    return pids
+
+
 class Sampler(threading.Thread):
     """Every 0.2 s: the processes under `roots()` (and the roots), their summed RSS (the peak is
     kept) and each one's CPU time (the last value seen is kept, so a process that ended still
@@ -554,7 +569,11 @@ def run_cluster(env, kind, tmp, name, config, comps):
             except ValueError:
                 pass
             time.sleep(0.5)
-        time.sleep(2)
+        # Nimbus forgets a killed topology before the Supervisor has stopped its worker, which
+        # then shuts down for 2-3 s more: measured, it overlapped the start of the next run.
+        while time.time() < deadline and storm_workers():
+            time.sleep(0.25)
+        time.sleep(1)
         sampler.stop()
     latency(m, stats.get("spout", {}).get("complete_latency_ms", float("nan")))
     m["failed"] = stats.get("spout", {}).get("failed", 0)
