@@ -123,6 +123,26 @@ class WriterTest(unittest.TestCase):
         self.assertEqual(out.getvalue(), b'{"command":"sync"}\nend\n')
 
 
+    def test_an_ack_is_written_as_send_would_write_it(self):
+        # send_ack's shortcut for string ids must give the very bytes of the general encoder;
+        # other ids go through the encoder itself.
+        ids = ["", "7", "-4324234234234234234", 'q"uote', "back\\slash", "tab\t nl\n",
+               "\x00\x1f\x7f", "é", "漢字", "\U0001f600", "\ud800", 12, -1, None, 2 ** 70, 1.5,
+               ["a", 1]]
+        for tup_id in ids:
+            via_send, via_ack = io.BytesIO(), io.BytesIO()
+            MessageWriter(via_send).send({"command": "ack", "id": tup_id})
+            MessageWriter(via_ack).send_ack(tup_id)
+            self.assertEqual(via_ack.getvalue(), via_send.getvalue(), repr(tup_id))
+            self.assertEqual(read_all(via_ack.getvalue()), [{"command": "ack", "id": tup_id}])
+
+    def test_an_unencodable_ack_id_is_refused_and_nothing_is_written(self):
+        out = io.BytesIO()
+        with self.assertRaises(ValueError):
+            MessageWriter(out).send_ack(float("nan"))
+        self.assertEqual(out.getvalue(), b"")
+
+
 class PrintToLogTest(unittest.TestCase):
     def test_lines_are_delivered_whole_and_held_until_attached(self):
         stream = PrintToLog()

@@ -186,6 +186,14 @@ class MsgpackWriterTest(unittest.TestCase):
         writer.send({"command": "sync"})  # the reused Packer starts clean
         self.assertEqual(out.getvalue(), msgpack.packb({"command": "sync"}))
 
+    def test_acks_go_through_the_packer_in_use(self):
+        # use() switches the ack encoder too: an ack after it is MessagePack, not JSON.
+        writer, out = self.writer()
+        writer.send_ack("7", hold=True)
+        writer.send_ack(8)
+        self.assertEqual(out.getvalue(), msgpack.packb({"command": "ack", "id": "7"}) +
+                         msgpack.packb({"command": "ack", "id": 8}))
+
 
 class JsonWriterTest(unittest.TestCase):
     def test_bytes_are_refused(self):

@@ -171,7 +171,7 @@ class Bolt(Component):
         else:
             if self.auto_ack and tup_id not in settled:
                 if self._own_ack:  # ack() not overridden: what it would send, sent directly
-                    self._writer.send({"command": "ack", "id": tup_id}, hold=True)
+                    self._writer.send_ack(tup_id, hold=True)
                 else:
                     self.ack(tup)
         finally:

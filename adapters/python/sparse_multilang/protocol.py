@@ -64,6 +64,7 @@ class MessageWriter:
         self._lock = threading.Lock()
         self.serializer = serializer
         self._encode = serializer.encoder()
+        self._encode_ack = serializer.ack_encoder(self._encode)
         self.last_write = time.monotonic()  # last flush; read by the bolt's watchdog
         self.held_since = None  # when the oldest held output was written; None: nothing held
 
@@ -71,6 +72,7 @@ class MessageWriter:
         """Writes every later message with ``serializer``."""
         with self._lock:
             self._encode = serializer.encoder()
+            self._encode_ack = serializer.ack_encoder(self._encode)
             self.serializer = serializer
 
     def send(self, message, hold=False):
@@ -81,19 +83,27 @@ class MessageWriter:
         """
         with self._lock:  # the encoder may keep state (msgpack's Packer)
             encode = self._encode  # an attribute load, cheaper than self._encode(...)
-            data = encode(message)
-            try:
-                self._stream.write(data)
-                if hold:
-                    now = time.monotonic()
-                    if self.held_since is None:
-                        self.held_since = now
-                        return
-                    if now - self.held_since < HOLD_SECONDS:
-                        return
-                self._flush_locked()
-            except (BrokenPipeError, ValueError) as exc:  # ValueError: stream already closed
-                raise HostGone("host closed the component's stdout: %s" % exc)
+            self._write_locked(encode(message), hold)
+
+    def send_ack(self, tup_id, hold=False):
+        """``send({"command": "ack", "id": tup_id}, hold)``, through the format's shortcut."""
+        with self._lock:
+            encode_ack = self._encode_ack
+            self._write_locked(encode_ack(tup_id), hold)
+
+    def _write_locked(self, data, hold):
+        try:
+            self._stream.write(data)
+            if hold:
+                now = time.monotonic()
+                if self.held_since is None:
+                    self.held_since = now
+                    return
+                if now - self.held_since < HOLD_SECONDS:
+                    return
+            self._flush_locked()
+        except (BrokenPipeError, ValueError) as exc:  # ValueError: stream already closed
+            raise HostGone("host closed the component's stdout: %s" % exc)
 
     def flush(self):
         """Writes out held output, if any."""

@@ -17,8 +17,9 @@ A ``Serializer`` is the one interface the rest of the adapter sees:
 ``reader(stream, before_wait, initial)`` returns an object whose ``read_message()`` returns the
 next message (a dict or a list) or None at end of input, and whose ``serializer`` is the
 Serializer; ``encoder()`` returns a function from a message to its bytes on the wire, framing
-included. An encoder may keep state (msgpack's
-Packer does): it is called by one thread at a time (``protocol.MessageWriter``'s lock).
+included, and ``ack_encoder(encode)`` one from a tuple id to the bytes of its ack (the message a
+bolt sends most, given a shortcut). An encoder may keep state (msgpack's Packer does): it is
+called by one thread at a time (``protocol.MessageWriter``'s lock).
 """
 
 import json
@@ -43,6 +44,11 @@ class Serializer:
 
     def encoder(self):
         raise NotImplementedError
+
+    def ack_encoder(self, encode):
+        """A function from a tuple id to its ack on the wire; ``encode``: this format's encoder
+        in use (the ack goes through it unless the format has a shortcut)."""
+        return lambda tup_id: encode({"command": "ack", "id": tup_id})
 
     def __repr__(self):
         return "<serializer %s>" % self.name
@@ -234,6 +240,23 @@ class _Json(Serializer):
 
     def encoder(self):
         return encode_json
+
+    def ack_encoder(self, encode):
+        # The ack of a string id (what Storm and sparse send), written without building and
+        # walking a dict: byte for byte what encode_json writes, at a fifth of the cost.
+        # Anything else goes through the encoder.
+        try:
+            from json.encoder import encode_basestring_ascii
+        except ImportError:
+            return super().ack_encoder(encode)
+
+        def encode_ack(tup_id):
+            if type(tup_id) is str:
+                return b'{"command":"ack","id":%s}\nend\n' % encode_basestring_ascii(
+                    tup_id).encode("ascii")
+            return encode({"command": "ack", "id": tup_id})
+
+        return encode_ack
 
 
 JSON = _Json()
