@@ -25,6 +25,7 @@ called by one thread at a time (``protocol.MessageWriter``'s lock).
 import json
 import re
 import sys
+from json.encoder import encode_basestring_ascii
 
 from .errors import ProtocolError, SerializerUnavailable
 
@@ -104,7 +105,7 @@ def _make_json_encode():
     """
     encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
     try:
-        from json.encoder import c_make_encoder, encode_basestring_ascii
+        from json.encoder import c_make_encoder
     except ImportError:
         c_make_encoder = None
     if c_make_encoder is None:
@@ -244,12 +245,8 @@ class _Json(Serializer):
     def ack_encoder(self, encode):
         # The ack of a string id (what Storm and sparse send), written without building and
         # walking a dict: byte for byte what encode_json writes, at a fifth of the cost.
-        # Anything else goes through the encoder.
-        try:
-            from json.encoder import encode_basestring_ascii
-        except ImportError:
-            return super().ack_encoder(encode)
-
+        # Anything else goes through the encoder. (json.encoder always has
+        # encode_basestring_ascii: C, else its pure-Python twin.)
         def encode_ack(tup_id):
             if type(tup_id) is str:
                 return b'{"command":"ack","id":%s}\nend\n' % encode_basestring_ascii(
