@@ -966,10 +966,12 @@ void KafkaSpout::Session::NextTuple() {
   while (budget > 0 && CanEmit()) {
     Partition* p = nullptr;
     MessagePtr m = TakeMessage(p);
-    if (!m) break;
+    if (!m) {
+      reaper_->Flush();  // ran dry: hand over the partial batch (see MessageReaper::Flush)
+      break;
+    }
     if (Take(std::move(m), *p)) --budget;
   }
-  reaper_->Flush();
 }
 
 bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
@@ -1154,7 +1156,10 @@ void KafkaSpout::Session::NextTupleAtMostOnce() {
       while (static_cast<std::int64_t>(amo_.size()) < o_.max_batch) {
         Partition* p = nullptr;
         MessagePtr m = TakeMessage(p);
-        if (!m) break;
+        if (!m) {
+          reaper_->Flush();  // ran dry (see MessageReaper::Flush)
+          break;
+        }
         ++records_;
         const RecordView view = ViewOf(*m, p->topic);
         std::string values;
@@ -1169,7 +1174,6 @@ void KafkaSpout::Session::NextTupleAtMostOnce() {
         }
         reaper_->Release(m.release());
       }
-      reaper_->Flush();
       if (amo_.offsets().empty()) return;
       break;
     case AtMostOnceBatch::Step::kCommit:
@@ -1311,13 +1315,15 @@ void KafkaSpout::Session::NextTupleExactlyOnce() {
   while (budget > 0 && CanEmit() && epochs_->MayEmit()) {
     Partition* p = nullptr;
     MessagePtr m = TakeMessage(p);
-    if (!m) break;
+    if (!m) {
+      reaper_->Flush();  // ran dry (see MessageReaper::Flush)
+      break;
+    }
     if (Take(std::move(m), *p)) {
       --budget;
       epochs_->Emitted();
     }
   }
-  reaper_->Flush();
 }
 
 std::int64_t KafkaSpout::Session::Outstanding() const {

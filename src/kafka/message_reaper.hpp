@@ -37,7 +37,10 @@ class MessageReaper {
   }
   // Starts the thread that destroys what is handed over. Once only.
   void Start();
-  // Hands over what is queued (call when a round of work ends, so nothing waits long).
+  // Hands over what is queued. Release hands over every full batch itself, so call this when
+  // the owner runs dry (nothing more to take), not after every round of work: each hand-over to
+  // the sleeping thread is a futex wake, and one per 64-record round of the Kafka spout cost its
+  // loop ~9% of its time (bench/kafka). Meanwhile at most kBatch - 1 messages wait.
   void Flush();
   // Hands over what is queued and waits until everything handed over is destroyed.
   void Drain();

@@ -76,7 +76,7 @@ std::shared_ptr<EmittedTuple> BuiltinTask::NewTuple(const std::string& stream,
     stats_.dropped++;
     return nullptr;
   }
-  auto t = std::make_shared<EmittedTuple>();
+  auto t = NewEmittedTuple();
   t->values_json = std::move(values_json);
   t->source_task = id_;
   t->source_component = component_;

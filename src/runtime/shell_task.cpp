@@ -227,7 +227,7 @@ std::shared_ptr<EmittedTuple> ShellTask::MakeEmitted(multilang::ComponentMessage
               raw);
     return nullptr;
   }
-  auto t = std::make_shared<EmittedTuple>();
+  auto t = NewEmittedTuple();
   t->values_json = std::move(msg.tuple_json);
   t->source_task = id_;
   t->source_component = component_;

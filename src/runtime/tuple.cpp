@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runtime/json_text.hpp"
+#include "runtime/pool_allocator.hpp"
 
 namespace sparse::runtime {
 
@@ -11,6 +12,10 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 }  // namespace
+
+std::shared_ptr<EmittedTuple> NewEmittedTuple() {
+  return std::allocate_shared<EmittedTuple>(PoolAllocator<EmittedTuple>{});
+}
 
 std::size_t InputTuple::ValueBytes() const {
   return tuple ? tuple->values_json.size() : 0;

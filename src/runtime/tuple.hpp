@@ -51,6 +51,11 @@ struct EmittedTuple {
   }
 };
 
+// A new, empty EmittedTuple, allocated (with its shared_ptr's control block) from the loop
+// thread's pool (runtime/pool_allocator.hpp): every emit makes one, and with thousands in flight
+// glibc's per-thread cache runs dry for them, so make_shared took its slow path each time.
+std::shared_ptr<EmittedTuple> NewEmittedTuple();
+
 // One root of a tuple tree a delivered tuple belongs to, with the XOR id it carries for it
 // (Storm's MessageId.anchorsToIds).
 struct RootEdge {
