@@ -32,6 +32,7 @@
 #include "kafka/retry_queue.hpp"
 #include "kafka/start_offsets.hpp"
 #include "runtime/config.hpp"
+#include "runtime/string_pool.hpp"
 
 namespace sparse::kafka {
 
@@ -1020,8 +1021,7 @@ bool KafkaSpout::Session::Take(MessagePtr msg, Partition& p) {
       return false;
     }
   }
-  std::string values;
-  values.reserve(64 + msg->len + msg->key_len);
+  std::string values = runtime::StringPool::Take(64 + msg->len + msg->key_len);
   if (const auto decode_error = encoder_.Encode(view, values, &spans_)) {
     ++decode_errors_;
     GiveUp(p, *rec, "cannot decode: " + *decode_error);

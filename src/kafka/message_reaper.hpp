@@ -46,7 +46,10 @@ class MessageReaper {
   void Drain();
 
  private:
-  static constexpr std::size_t kBatch = 256;
+  // Each hand-over wakes the thread, a futex wake that costs the owner microseconds: at 4,096
+  // messages a wake it is noise (256 still cost the Kafka spout's loop ~3%, bench/kafka). The
+  // messages waiting keep their fetch buffers, a small part of what librdkafka prefetches.
+  static constexpr std::size_t kBatch = 4096;
   void Loop();
 
   std::vector<rd_kafka_message_t*> queued_;  // owner's thread only

@@ -26,37 +26,28 @@ bool IsValidUtf8(std::string_view s) {
 bool AppendJsonStringUtf8(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
+  std::size_t i = runtime::json::PlainRun(p, n);
+  if (i == n) {
+    // Nothing to escape or check: the quotes and the bytes in one step.
+    const std::size_t at = out.size();
+    out.resize(at + n + 2);
+    char* d = out.data() + at;
+    d[0] = '"';
+    if (n > 0) std::memcpy(d + 1, s.data(), n);
+    d[n + 1] = '"';
+    return true;
+  }
   out.reserve(out.size() + n + 2);
   out.push_back('"');
   std::size_t run = 0;  // start of the bytes not yet copied
-  auto flush = [&](std::size_t i) { out.append(s.data() + run, i - run); };
-  for (std::size_t i = 0; i < n;) {
-    // Eight plain bytes at a time (ASCII, no control character, no '"' or '\\'): the common case.
-    while (i + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-      constexpr std::uint64_t kHigh = 0x8080808080808080ull;
-      // Any zero byte in x: (x - 1s) & ~x & high bits. Any byte below 0x20: same with 0x20s.
-      auto has_zero = [&](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-      const std::uint64_t special = has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) |
-                                    ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
-      if (special) break;
-      i += 8;
-    }
-    if (i >= n) break;
+  auto flush = [&](std::size_t to) { out.append(s.data() + run, to - run); };
+  while (i < n) {
     const unsigned char c = p[i];
-    if (c >= 0x20 && c < 0x80) {
-      if (c == '"' || c == '\\') {
-        flush(i);
-        multilang::AppendJsonEscape(out, c);
-        run = ++i;
-      } else {
-        ++i;
-      }
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      i += runtime::json::PlainRun(p + i, n - i);
       continue;
     }
-    if (c < 0x20) {
+    if (c < 0x80) {  // a quote, a backslash or a control character
       flush(i);
       multilang::AppendJsonEscape(out, c);
       run = ++i;

@@ -43,9 +43,10 @@ std::uint64_t SpecialBytes(std::uint64_t w) {
          ((w - kOnes * 0x20) & ~w & kHigh) | (w & kHigh);
 }
 
-// How many bytes from the start of p[0..n) need no look of their own: the offset of the first
-// special byte, or n. Sixteen bytes at a time with SSE2 (every x86-64 has it), eight otherwise:
-// string values are most of a tuple's bytes, and every tuple entering the runtime is scanned.
+}  // namespace
+
+// Sixteen bytes at a time with SSE2 (every x86-64 has it), eight otherwise: string values are
+// most of a tuple's bytes, and every tuple entering the runtime is scanned.
 std::size_t PlainRun(const unsigned char* p, std::size_t n) {
   std::size_t i = 0;
 #if defined(__SSE2__)
@@ -74,6 +75,8 @@ std::size_t PlainRun(const unsigned char* p, std::size_t n) {
   while (i < n && !IsSpecialByte(p[i])) ++i;
   return i;
 }
+
+namespace {
 
 // Four hex digits at s[i..i+4) as a code unit.
 bool Hex4(std::string_view s, std::size_t i, std::uint32_t& out) {

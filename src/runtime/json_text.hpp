@@ -67,6 +67,10 @@ class MemberReader {
 // double's range, ±0 below it. nullopt if `token` is not a number.
 std::optional<double> NumberValue(std::string_view token);
 
+// How many bytes from the start of p[0..n) a JSON string carries as they are (printable ASCII
+// other than '"' and '\\'): the offset of the first byte that is not, or n.
+std::size_t PlainRun(const unsigned char* p, std::size_t n);
+
 // Length of the well-formed UTF-8 sequence at p (its first byte >= 0x80), or 0 if it is not one
 // (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). `avail`: bytes at p.
 int Utf8Length(const unsigned char* p, std::size_t avail);

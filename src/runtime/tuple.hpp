@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "multilang/msgpack_codec.hpp"
+#include "runtime/string_pool.hpp"
 
 namespace sparse::runtime {
 
@@ -39,6 +40,14 @@ inline constexpr std::size_t kMaxValueDepth = multilang::kMaxNestingDepth - 2;
 using ValueSpans = boost::container::small_vector<std::pair<std::uint32_t, std::uint32_t>, 8>;
 
 struct EmittedTuple {
+  EmittedTuple() = default;
+  EmittedTuple(const EmittedTuple&) = default;
+  EmittedTuple(EmittedTuple&&) noexcept = default;
+  EmittedTuple& operator=(const EmittedTuple&) = default;
+  EmittedTuple& operator=(EmittedTuple&&) noexcept = default;
+  // Its values' buffer goes back to the thread's StringPool, for the next tuple to reuse.
+  ~EmittedTuple() { StringPool::Give(std::move(values_json)); }
+
   std::string values_json;  // a JSON array
   ValueSpans spans;
   int source_task = 0;

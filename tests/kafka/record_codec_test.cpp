@@ -265,8 +265,23 @@ TEST(AppendJsonStringUtf8, MatchesAReferenceEncoder) {
     ASSERT_TRUE(AppendJsonStringUtf8(out, s));
     EXPECT_EQ(out, nlohmann::json(s).dump()) << "input: " << nlohmann::json(s).dump();
   }
+  // Long plain runs with one special byte at every position, so that each is found inside and
+  // at either end of a 16- and an 8-byte block, and after them.
+  for (const std::string special :
+       {"\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xf0\x9f\x98\x80"}) {
+    for (std::size_t len = 0; len <= 48; ++len) {
+      for (std::size_t at = 0; at <= len; ++at) {
+        const std::string s = std::string(at, 'a') + special + std::string(len - at, '~');
+        std::string out = "[";
+        ASSERT_TRUE(AppendJsonStringUtf8(out, s));
+        EXPECT_EQ(out, "[" + nlohmann::json(s).dump()) << "input: " << nlohmann::json(s).dump();
+      }
+    }
+  }
   std::string out;
   EXPECT_FALSE(AppendJsonStringUtf8(out, std::string("abcdefgh\xff", 9)));
+  EXPECT_FALSE(AppendJsonStringUtf8(out, std::string(37, 'a') + "\xff"));
+  EXPECT_FALSE(AppendJsonStringUtf8(out, std::string(20, 'a') + "\xc3"));
   EXPECT_FALSE(AppendJsonStringUtf8(out, std::string("\x80", 1)));
 }
 
