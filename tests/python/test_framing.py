@@ -1,6 +1,7 @@
 """In-process tests of the JSON framing layer and the print-to-log stream."""
 
 import io
+import json
 import os
 import sys
 import unittest
@@ -104,6 +105,29 @@ class ReaderTest(unittest.TestCase):
                 with self.assertRaises(ProtocolError):
                     reader(data).read_message()
 
+    def test_frames_decode_as_json_loads_decodes_them(self):
+        # The reader calls json's scanner directly and leaves anything unusual to json.loads:
+        # both must give the same value, or both refuse the frame.
+        frames = [
+            '{"id":"-42","tuple":["a",1,2.5,null,true,false,{"k":[1,{}]}]}', '[1,2,3]', '[]',
+            '{}', ' {"lead": "blank"}', '{"trail": "blank"} ', '\t[1]\t', '{"n": NaN}',
+            '{"big": 123456789012345678901234567890}', '{"e": 1e400}', '{"dup": 1, "dup": 2}',
+            '{"esc": "\\u00e9\\ud83d\\ude00\\n\\"\\\\"}', '{"a": 1} {"b": 2}', '{"a": 1}x',
+            '{"a": }', '{"a": 1', '\ufeff{"bom": 1}', '"only a string"', '12', 'null',
+        ]
+        for frame in frames:
+            with self.subTest(frame=frame):
+                try:
+                    want = json.loads(frame)
+                except ValueError:
+                    want = ValueError
+                data = frame.encode("utf-8") + b"\nend\n"
+                if want is ValueError or not isinstance(want, (dict, list)):
+                    with self.assertRaises(ProtocolError):
+                        reader(data).read_message()
+                else:
+                    self.assertEqual(repr(reader(data).read_message()), repr(want))
+
 
 class WriterTest(unittest.TestCase):
     def test_encoding_is_ascii_json_then_end(self):
@@ -135,6 +159,34 @@ class WriterTest(unittest.TestCase):
             MessageWriter(via_ack).send_ack(tup_id)
             self.assertEqual(via_ack.getvalue(), via_send.getvalue(), repr(tup_id))
             self.assertEqual(read_all(via_ack.getvalue()), [{"command": "ack", "id": tup_id}])
+
+    def test_an_emit_is_written_as_send_would_write_it(self):
+        # send_emit's template must give the very bytes of the general encoder for the bolt's
+        # usual emit, whatever the stream, values and anchors.
+        streams = ["default", "", 'q"uote', "é", "\U0001f600", 7]
+        values = [[], ["a", 1, 2.5, None, True, False], ["漢字", {"k": [1, {"n": None}]}],
+                  [2 ** 70, -1, "\x00\x1f\x7f", "\ud800"], [[["deep"]]]]
+        anchors = [None, [], ["-4324234234234234"], ["1", "2"], [3, "x"]]
+        for stream in streams:
+            for vals in values:
+                for anchor_ids in anchors:
+                    message = {"command": "emit", "stream": stream, "tuple": vals,
+                               "need_task_ids": False}
+                    if anchor_ids is not None:
+                        message["anchors"] = anchor_ids
+                    via_send, via_emit = io.BytesIO(), io.BytesIO()
+                    MessageWriter(via_send).send(message)
+                    MessageWriter(via_emit).send_emit(stream, vals, anchor_ids)
+                    self.assertEqual(via_emit.getvalue(), via_send.getvalue(), repr(message))
+                    self.assertEqual(read_all(via_emit.getvalue()), [message])
+
+    def test_an_unencodable_emit_is_refused_and_nothing_is_written(self):
+        for vals, error in (([float("nan")], ValueError), ([b"bytes"], TypeError),
+                            ([object()], TypeError)):
+            out = io.BytesIO()
+            with self.assertRaises(error):
+                MessageWriter(out).send_emit("default", vals, ["1"])
+            self.assertEqual(out.getvalue(), b"")
 
     def test_an_unencodable_ack_id_is_refused_and_nothing_is_written(self):
         out = io.BytesIO()

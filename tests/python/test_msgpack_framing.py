@@ -194,6 +194,18 @@ class MsgpackWriterTest(unittest.TestCase):
         self.assertEqual(out.getvalue(), msgpack.packb({"command": "ack", "id": "7"}) +
                          msgpack.packb({"command": "ack", "id": 8}))
 
+    def test_emits_go_through_the_packer_in_use(self):
+        # use() switches the emit encoder too: an emit after it is MessagePack, not JSON.
+        writer, out = self.writer()
+        writer.send_emit("default", ["a", b"raw", 1], ["7"], hold=True)
+        writer.send_emit("s", [], None)
+        self.assertEqual(
+            out.getvalue(),
+            msgpack.packb({"command": "emit", "stream": "default", "tuple": ["a", b"raw", 1],
+                           "need_task_ids": False, "anchors": ["7"]}) +
+            msgpack.packb({"command": "emit", "stream": "s", "tuple": [],
+                           "need_task_ids": False}))
+
 
 class JsonWriterTest(unittest.TestCase):
     def test_bytes_are_refused(self):

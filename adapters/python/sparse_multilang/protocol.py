@@ -65,6 +65,7 @@ class MessageWriter:
         self.serializer = serializer
         self._encode = serializer.encoder()
         self._encode_ack = serializer.ack_encoder(self._encode)
+        self._encode_emit = serializer.emit_encoder(self._encode)
         self.last_write = time.monotonic()  # last flush; read by the bolt's watchdog
         self.held_since = None  # when the oldest held output was written; None: nothing held
 
@@ -73,6 +74,7 @@ class MessageWriter:
         with self._lock:
             self._encode = serializer.encoder()
             self._encode_ack = serializer.ack_encoder(self._encode)
+            self._encode_emit = serializer.emit_encoder(self._encode)
             self.serializer = serializer
 
     def send(self, message, hold=False):
@@ -90,6 +92,14 @@ class MessageWriter:
         with self._lock:
             encode_ack = self._encode_ack
             self._write_locked(encode_ack(tup_id), hold)
+
+    def send_emit(self, stream, values, anchors, hold=False):
+        """``send`` of a bolt's usual emit: {"command": "emit", "stream": stream, "tuple": values,
+        "need_task_ids": False}, plus "anchors" unless ``anchors`` is None; through the format's
+        shortcut."""
+        with self._lock:
+            encode_emit = self._encode_emit
+            self._write_locked(encode_emit(stream, values, anchors), hold)
 
     def _write_locked(self, data, hold):
         try:

@@ -17,12 +17,14 @@ A ``Serializer`` is the one interface the rest of the adapter sees:
 ``reader(stream, before_wait, initial)`` returns an object whose ``read_message()`` returns the
 next message (a dict or a list) or None at end of input, and whose ``serializer`` is the
 Serializer; ``encoder()`` returns a function from a message to its bytes on the wire, framing
-included, and ``ack_encoder(encode)`` one from a tuple id to the bytes of its ack (the message a
-bolt sends most, given a shortcut). An encoder may keep state (msgpack's Packer does): it is
+included, ``ack_encoder(encode)`` one from a tuple id to the bytes of its ack, and
+``emit_encoder(encode)`` one from a stream, values and anchors to the bytes of a bolt's emit (the
+two messages a bolt sends most, given shortcuts). An encoder may keep state (msgpack's Packer does): it is
 called by one thread at a time (``protocol.MessageWriter``'s lock).
 """
 
 import json
+import json.scanner
 import re
 import sys
 from json.encoder import encode_basestring_ascii
@@ -50,6 +52,21 @@ class Serializer:
         """A function from a tuple id to its ack on the wire; ``encode``: this format's encoder
         in use (the ack goes through it unless the format has a shortcut)."""
         return lambda tup_id: encode({"command": "ack", "id": tup_id})
+
+    def emit_encoder(self, encode):
+        """A function from (stream, values, anchors) to the emit a bolt writes most: not
+        direct, no task ids asked, ``anchors`` a list of tuple ids or None (no anchors key).
+        Its bytes are those of ``encode`` for the message {"command": "emit", "stream",
+        "tuple", "need_task_ids": False[, "anchors"]}, in that order (the bolt's own)."""
+
+        def encode_emit(stream, values, anchors):
+            message = {"command": "emit", "stream": stream, "tuple": values,
+                       "need_task_ids": False}
+            if anchors is not None:
+                message["anchors"] = anchors
+            return encode(message)
+
+        return encode_emit
 
     def __repr__(self):
         return "<serializer %s>" % self.name
@@ -117,6 +134,33 @@ def _make_json_encode():
 
 
 _json_encode = _make_json_encode()
+
+
+def _make_json_decode():
+    """A function from a frame's text to its value: json.loads, minus its layers.
+
+    json.loads goes through JSONDecoder.decode and raw_decode, each a Python call, and two
+    whitespace matches, around the one call that does the work: the decoder's scanner (C when
+    json has its accelerator). A frame the host writes is one compact document, so the scanner
+    is called directly; anything else (blanks around it, trailing data, an error) goes to
+    json.loads, which decides and words the error as before.
+    """
+    scan = json.scanner.make_scanner(json.JSONDecoder())
+    loads = json.loads
+
+    def decode(text):
+        try:
+            value, end = scan(text, 0)
+        except (StopIteration, ValueError):
+            return loads(text)
+        if end != len(text):
+            return loads(text)
+        return value
+
+    return decode
+
+
+_json_decode = _make_json_decode()
 
 
 def encode_json(message):
@@ -225,7 +269,7 @@ class JsonReader(ChunkReader):
         if frame is None:
             return None
         try:
-            message = json.loads(frame.decode("utf-8"))
+            message = _json_decode(frame.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise ProtocolError("malformed message from host (%s): %r" % (exc, _preview(frame)))
         if not isinstance(message, (dict, list)):
@@ -254,6 +298,28 @@ class _Json(Serializer):
             return encode({"command": "ack", "id": tup_id})
 
         return encode_ack
+
+    def emit_encoder(self, encode):
+        # The emit's frame from a template around the JSON of its parts, which the same encoder
+        # writes as it would inside the message: byte for byte encode_json's output, without a
+        # dict to build and walk. A stream that is not a str goes through the encoder (and fails
+        # there, as it would have).
+        generic = Serializer.emit_encoder(self, encode)
+        text = _json_encode
+
+        def encode_emit(stream, values, anchors):
+            if type(stream) is not str:
+                return generic(stream, values, anchors)
+            if anchors is None:
+                return (b'{"command":"emit","stream":%s,"tuple":%s,"need_task_ids":false}\nend\n'
+                        % (encode_basestring_ascii(stream).encode("ascii"),
+                           text(values).encode("ascii")))
+            return (b'{"command":"emit","stream":%s,"tuple":%s,"need_task_ids":false,'
+                    b'"anchors":%s}\nend\n'
+                    % (encode_basestring_ascii(stream).encode("ascii"),
+                       text(values).encode("ascii"), text(anchors).encode("ascii")))
+
+        return encode_emit
 
 
 JSON = _Json()
