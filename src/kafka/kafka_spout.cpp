@@ -51,11 +51,12 @@ constexpr int kCommittedTries = 20;
 constexpr auto kGroupPollEvery = std::chrono::milliseconds(100);
 // How long a fetch nudge (a watermark query, FetchNudge) may wait for the broker.
 constexpr int kNudgeTimeoutMs = 1000;
-// The consumer's queued.min.messages unless the user sets it: librdkafka's own default, set here
-// so that it stays the spout's whatever librdkafka's becomes. It bounds the records prefetched per
-// spout task (some 35 MiB of small records): with FetchNudge waking the fetcher, a larger queue
-// buys no throughput (docs/kafka.md, Flow control).
-constexpr const char* kSpoutQueuedMinMessages = "100000";
+// The consumer's queued.min.messages unless the user sets it. It bounds the records prefetched
+// per spout task (~400 bytes each for small records, librdkafka's overhead included): with
+// FetchNudge waking the fetcher, more buys no throughput, and 50,000 reads as fast as librdkafka's
+// 100,000 with half the memory; 20,000 held back a one-partition topic (docs/kafka.md, Flow
+// control; docs/benchmarks.md).
+constexpr const char* kSpoutQueuedMinMessages = "50000";
 
 // What the encoder needs of a message (views into it: valid while the message lives).
 RecordView ViewOf(const rd_kafka_message_t& m, const std::string& topic) {
