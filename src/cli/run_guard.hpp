@@ -6,19 +6,18 @@
 // processes it starts inherit. When the run ends, every process of this user whose environment
 // carries the id is killed:
 //   - by the runtime itself when it stops (RunGuard's destructor), and
-//   - by a small guard process (`sparse __guard ID PID`, started by RunGuard) that the kernel
-//     signals when the runtime dies, however it dies (PR_SET_PDEATHSIG).
+//   - by a small guard process (`sparse-guard`, next to the sparse binary, else `sparse
+//     __guard`; started by RunGuard) that the kernel signals when the runtime dies, however it
+//     dies (PR_SET_PDEATHSIG).
 // What is not covered: a descendant that replaces its environment (exec with a clean one) or
 // runs as another user; a cgroup would catch those, and is not required here.
 #pragma once
 
 #include <string>
-#include <string_view>
-#include <vector>
+
+#include "cli/run_sweep.hpp"
 
 namespace sparse::cli {
-
-inline constexpr const char* kRunIdEnv = "SPARSE_RUN_ID";
 
 class RunGuard {
  public:
@@ -33,13 +32,5 @@ class RunGuard {
   std::string id_;
   int guard_pid_ = -1;
 };
-
-// Live processes (not zombies) of this user whose environment has kRunIdEnv=id.
-std::vector<int> ProcessesOfRun(std::string_view id);
-// SIGKILLs them, again until none is left (one may fork while being found); returns how many.
-int KillProcessesOfRun(std::string_view id);
-
-// `sparse __guard ID PARENT_PID`: waits until the parent dies, then kills the run's processes.
-int GuardMain(int argc, char** argv);
 
 }  // namespace sparse::cli
