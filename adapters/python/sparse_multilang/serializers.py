@@ -19,8 +19,8 @@ next message (a dict or a list) or None at end of input, and whose ``serializer`
 Serializer; ``encoder()`` returns a function from a message to its bytes on the wire, framing
 included, ``ack_encoder(encode)`` one from a tuple id to the bytes of its ack, and
 ``emit_encoder(encode)`` one from a stream, values and anchors to the bytes of a bolt's emit (the
-two messages a bolt sends most, given shortcuts). An encoder may keep state (msgpack's Packer does): it is
-called by one thread at a time (``protocol.MessageWriter``'s lock).
+two messages a bolt sends most, given shortcuts). An encoder may keep state (msgpack's Packer
+does): it is called by one thread at a time (``protocol.MessageWriter``'s lock).
 """
 
 import json
