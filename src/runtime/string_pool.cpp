@@ -25,8 +25,11 @@ Pool& Local() noexcept {
   return pool;
 }
 
-// A string this short lives inside the std::string itself: no buffer to keep.
-constexpr std::size_t kInlineCapacity = std::string().capacity();
+// A string this short lives inside the std::string itself: no buffer to keep. (Not a
+// constexpr: clang cannot evaluate libstdc++'s string constructor at compile time.)
+std::size_t InlineCapacity() noexcept {
+  return std::string().capacity();
+}
 
 }  // namespace
 
@@ -44,7 +47,7 @@ std::string StringPool::Take(std::size_t capacity) {
 
 void StringPool::Give(std::string&& s) noexcept {
   const std::size_t cap = s.capacity();
-  if (cap <= kInlineCapacity || cap > kMaxCapacity || t_pool_gone) return;
+  if (cap <= InlineCapacity() || cap > kMaxCapacity || t_pool_gone) return;
   Pool& pool = Local();
   if (pool.bytes + cap > kMaxBytes) return;
   try {
